@@ -1,0 +1,23 @@
+//! Kafka Streams' rebalance protocol, byte for byte, and its task assignors.
+//!
+//! Kafka Streams members put a private payload, `SubscriptionInfo`, in their consumer-group
+//! JoinGroup metadata; the group leader answers each member with an `AssignmentInfo` in
+//! SyncGroup. The [`wire`] module encodes and decodes every version of both, and the
+//! consumer-protocol envelope around them, exactly as the Java classes do.
+//!
+//! ```
+//! use kstreams_assignor::wire::{SubscriptionEnvelope, SubscriptionInfo};
+//!
+//! // JoinGroup member metadata as `tshark -e kafka.protocol_metadata` prints it.
+//! let hex = "0003000000010005696e707574000000290000000b0000000b00112233445566778899aabbccddeeff\
+//!            00000000000000000100000000000000000000000000000000ffffffff0000";
+//! let envelope = SubscriptionEnvelope::decode(&hex::decode(hex).unwrap()).unwrap();
+//! let info = SubscriptionInfo::decode(envelope.user_data.as_deref().unwrap()).unwrap();
+//! assert_eq!(info.version, 11);
+//! assert_eq!(info.process_id.to_string(), "00112233-4455-6677-8899-aabbccddeeff");
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs, unreachable_pub)]
+
+pub mod wire;

@@ -1,0 +1,654 @@
+//! `AssignmentInfo`: what the group leader tells each Kafka Streams member (the `userData` of its
+//! SyncGroup assignment). Versions 1–11, written with Java's `DataOutputStream`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::codec::{Reader, Writer};
+use super::error::{DecodeError, DecodeErrorKind, EncodeError, Lenience, MessageKind};
+use super::java_string::{JavaString, MAX_MODIFIED_UTF8_LEN};
+use super::types::{AssignorError, HostInfo, NextRebalance, TaskId, TopicPartition};
+use super::{LATEST_SUPPORTED_VERSION, MIN_NAMED_TOPOLOGY_VERSION};
+
+const MSG: MessageKind = MessageKind::AssignmentInfo;
+
+/// `commonlySupportedVersion` of a v1 or v2 assignment, which does not carry the field.
+pub const UNKNOWN_VERSION: i32 = -1;
+
+/// Topic name Java gives a host-map partition whose dictionary index is unknown.
+const UNKNOWN_TOPIC: &str = "null";
+
+/// Which fields a version carries, in wire order.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    commonly_supported_version: bool,
+    named_task_ids: bool,
+    host_maps: HostMapsForm,
+    standby_host_map: bool,
+    error_code: bool,
+    next_rebalance: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HostMapsForm {
+    /// v1: no host map.
+    Absent,
+    /// v2–4: topic names inline.
+    Plain,
+    /// v5+: a topic dictionary, then host maps of topic indexes.
+    Dictionary,
+}
+
+impl Layout {
+    const fn of(version: i32) -> Self {
+        Self {
+            commonly_supported_version: version >= 3,
+            named_task_ids: version >= MIN_NAMED_TOPOLOGY_VERSION,
+            host_maps: if version >= 5 {
+                HostMapsForm::Dictionary
+            } else if version >= 2 {
+                HostMapsForm::Plain
+            } else {
+                HostMapsForm::Absent
+            },
+            standby_host_map: version >= 6,
+            error_code: version >= 4,
+            next_rebalance: version >= 7,
+        }
+    }
+}
+
+/// A topic partition as `AssignmentInfo` carries it: the topic's raw modified UTF-8.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WirePartition {
+    /// The topic.
+    pub topic: JavaString,
+    /// The partition.
+    pub partition: i32,
+}
+
+impl WirePartition {
+    /// The typed topic partition (unpaired surrogates replaced).
+    pub fn to_topic_partition(&self) -> TopicPartition {
+        TopicPartition::new(&*self.topic.to_string_lossy(), self.partition)
+    }
+}
+
+impl From<&TopicPartition> for WirePartition {
+    fn from(tp: &TopicPartition) -> Self {
+        Self { topic: JavaString::new(&tp.topic), partition: tp.partition }
+    }
+}
+
+/// A standby task and its input partitions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StandbyTask {
+    /// The task.
+    pub task: TaskId,
+    /// Its partitions, in wire order.
+    pub partitions: Vec<WirePartition>,
+}
+
+/// A v2–4 host-map entry: a host and the partitions it serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostPartitions {
+    /// The host.
+    pub host: JavaString,
+    /// The port.
+    pub port: i32,
+    /// The partitions, in wire order.
+    pub partitions: Vec<WirePartition>,
+}
+
+/// A v5+ host-map entry: partitions name their topic by dictionary index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedHostPartitions {
+    /// The host.
+    pub host: JavaString,
+    /// The port.
+    pub port: i32,
+    /// `(topic index, partition)` pairs, in wire order.
+    pub partitions: Vec<(i32, i32)>,
+}
+
+/// The host maps that tell a member where every task is served, in the form its version carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HostMaps {
+    /// v1–4: active partitions by host, topic names inline (always empty at v1).
+    Plain(Vec<HostPartitions>),
+    /// v5+: a topic dictionary (`(index, name)` in wire order), active partitions by host, and
+    /// (v6+) standby partitions by host.
+    Dictionary {
+        /// The topic dictionary.
+        topics: Vec<(i32, JavaString)>,
+        /// Active partitions by host.
+        active: Vec<IndexedHostPartitions>,
+        /// Standby partitions by host (written from v6).
+        standby: Vec<IndexedHostPartitions>,
+    },
+}
+
+/// Partitions by host, the typed view.
+pub type PartitionsByHost = BTreeMap<HostInfo, BTreeSet<TopicPartition>>;
+
+/// A member's assignment metadata, exactly as it travels: lists keep wire order and duplicates,
+/// strings keep their raw modified UTF-8, the v5+ dictionary keeps its entries and indexes, so
+/// that [`AssignmentInfo::encode`] of a decoded value gives back the same bytes. The typed
+/// accessors give the view a Java member works with.
+///
+/// ```
+/// use kstreams_assignor::wire::{AssignmentInfo, HostInfo, NextRebalance, TaskId, TopicPartition};
+///
+/// let host = HostInfo::new("host-1", 8080);
+/// let info = AssignmentInfo::new(11)
+///     .with_active_tasks(vec![TaskId::new(0, 0), TaskId::new(0, 1)])
+///     .with_partitions_by_host([(host.clone(), [TopicPartition::new("in", 0), TopicPartition::new("in", 1)].into())].into())
+///     .with_next_rebalance(NextRebalance::at(1_700_000_000_000));
+/// let bytes = info.encode().unwrap();
+/// let back = AssignmentInfo::decode(&bytes).unwrap();
+/// assert_eq!(back, info);
+/// assert_eq!(back.partitions_by_host()[&host].len(), 2);
+///
+/// // Version 6 cannot carry a follow-up rebalance: refused, not silently dropped.
+/// assert!(info.with_version(6).encode().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AssignmentInfo {
+    /// The version the leader used.
+    pub version: i32,
+    /// The newest version every member supports (v3+; [`UNKNOWN_VERSION`] for v1–2).
+    pub commonly_supported_version: i32,
+    /// Active tasks, one entry per assigned partition, in the order of the member's sorted
+    /// partitions.
+    pub active_tasks: Vec<TaskId>,
+    /// Standby tasks and their partitions, in wire order.
+    pub standby_tasks: Vec<StandbyTask>,
+    /// Where every task is served.
+    pub host_maps: HostMaps,
+    /// The assignor error code (v4+).
+    pub error_code: AssignorError,
+    /// When to rejoin for a follow-up rebalance (v7+).
+    pub next_rebalance: NextRebalance,
+    /// Bytes after the last field, which Java ignores; kept for a byte-exact re-encode.
+    pub trailing_bytes: Vec<u8>,
+}
+
+impl AssignmentInfo {
+    /// An empty assignment at `version`, with `commonlySupportedVersion` = 11 from v3 on.
+    pub fn new(version: i32) -> Self {
+        let commonly_supported_version = if version >= 3 { LATEST_SUPPORTED_VERSION } else { UNKNOWN_VERSION };
+        let host_maps = match Layout::of(version).host_maps {
+            HostMapsForm::Dictionary => HostMaps::Dictionary { topics: Vec::new(), active: Vec::new(), standby: Vec::new() },
+            _ => HostMaps::Plain(Vec::new()),
+        };
+        Self {
+            version,
+            commonly_supported_version,
+            active_tasks: Vec::new(),
+            standby_tasks: Vec::new(),
+            host_maps,
+            error_code: AssignorError::NONE,
+            next_rebalance: NextRebalance::NONE,
+            trailing_bytes: Vec::new(),
+        }
+    }
+
+    /// The assignment Java's leader sends everyone when the rebalance fails with `error`: version
+    /// 11, nothing assigned.
+    pub fn error(error: AssignorError) -> Self {
+        Self::new(LATEST_SUPPORTED_VERSION).with_error_code(error)
+    }
+
+    /// Sets `commonlySupportedVersion`.
+    pub fn with_commonly_supported_version(mut self, version: i32) -> Self {
+        self.commonly_supported_version = version;
+        self
+    }
+
+    /// Sets the active task list (one entry per partition, in the member's partition order).
+    pub fn with_active_tasks(mut self, tasks: Vec<TaskId>) -> Self {
+        self.active_tasks = tasks;
+        self
+    }
+
+    /// Sets the standby tasks, in task order.
+    pub fn with_standby_tasks(mut self, tasks: BTreeMap<TaskId, BTreeSet<TopicPartition>>) -> Self {
+        self.standby_tasks = tasks
+            .into_iter()
+            .map(|(task, parts)| StandbyTask { task, partitions: parts.iter().map(WirePartition::from).collect() })
+            .collect();
+        self
+    }
+
+    /// Sets the active partitions by host.
+    pub fn with_partitions_by_host(mut self, active: PartitionsByHost) -> Self {
+        let standby = self.standby_partitions_by_host();
+        self.host_maps = host_maps_in_form(Layout::of(self.version).host_maps, &active, &standby);
+        self
+    }
+
+    /// Sets the standby partitions by host (carried from v6).
+    pub fn with_standby_partitions_by_host(mut self, standby: PartitionsByHost) -> Self {
+        let active = self.partitions_by_host();
+        self.host_maps = host_maps_in_form(HostMapsForm::Dictionary, &active, &standby);
+        self
+    }
+
+    /// Sets the error code.
+    pub fn with_error_code(mut self, error: AssignorError) -> Self {
+        self.error_code = error;
+        self
+    }
+
+    /// Sets the follow-up rebalance time (carried from v7).
+    pub fn with_next_rebalance(mut self, next: NextRebalance) -> Self {
+        self.next_rebalance = next;
+        self
+    }
+
+    /// The same assignment at another version. `commonlySupportedVersion` is kept from v3 on;
+    /// host maps are converted when the message is encoded.
+    pub fn with_version(mut self, version: i32) -> Self {
+        if version < 3 {
+            self.commonly_supported_version = UNKNOWN_VERSION;
+        } else if self.version < 3 {
+            self.commonly_supported_version = LATEST_SUPPORTED_VERSION;
+        }
+        self.version = version;
+        self
+    }
+
+    /// Decodes as Java's `AssignmentInfo.decode` does, leniencies included.
+    pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        Self::decode_reporting(bytes).map(|(info, _)| info)
+    }
+
+    /// Decodes, and lists the places where Java's reader was lenient.
+    pub fn decode_reporting(bytes: &[u8]) -> Result<(Self, Vec<Lenience>), DecodeError> {
+        let mut r = Reader::new(bytes, MSG);
+        let version = r.i32("version")?;
+        if !(1..=LATEST_SUPPORTED_VERSION).contains(&version) {
+            return Err(r.error_at(
+                0,
+                "version",
+                DecodeErrorKind::UnsupportedVersion { version, min: 1, max: LATEST_SUPPORTED_VERSION },
+            ));
+        }
+        let layout = Layout::of(version);
+        let commonly_supported_version =
+            if layout.commonly_supported_version { r.i32("commonlySupportedVersion")? } else { UNKNOWN_VERSION };
+        let task_size = if layout.named_task_ids { 12 } else { 8 };
+        let n = r.count("activeTasks", task_size)?;
+        let mut active_tasks = Vec::with_capacity(n);
+        for _ in 0..n {
+            active_tasks.push(read_task_id(&mut r, layout, "activeTasks")?);
+        }
+        let n = r.count("standbyTasks", task_size + 4)?;
+        let mut standby_tasks = Vec::with_capacity(n);
+        for _ in 0..n {
+            let task = read_task_id(&mut r, layout, "standbyTasks")?;
+            let partitions = read_partitions(&mut r, "standbyTasks.partitions")?;
+            standby_tasks.push(StandbyTask { task, partitions });
+        }
+        let host_maps = match layout.host_maps {
+            HostMapsForm::Absent => HostMaps::Plain(Vec::new()),
+            HostMapsForm::Plain => {
+                let n = r.count("partitionsByHost", 10)?;
+                let mut hosts = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let host = read_utf(&mut r, "partitionsByHost.host")?;
+                    let port = r.i32("partitionsByHost.port")?;
+                    let partitions = read_partitions(&mut r, "partitionsByHost.partitions")?;
+                    hosts.push(HostPartitions { host, port, partitions });
+                }
+                HostMaps::Plain(hosts)
+            }
+            HostMapsForm::Dictionary => {
+                let n = r.count("topicDictionary", 6)?;
+                let mut topics = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let index = r.i32("topicDictionary.index")?;
+                    topics.push((index, read_utf(&mut r, "topicDictionary.topic")?));
+                }
+                let known: BTreeSet<i32> = topics.iter().map(|(i, _)| *i).collect();
+                let active = read_indexed_hosts(&mut r, "partitionsByHost", &known)?;
+                let standby = if layout.standby_host_map {
+                    read_indexed_hosts(&mut r, "standbyPartitionsByHost", &known)?
+                } else {
+                    Vec::new()
+                };
+                HostMaps::Dictionary { topics, active, standby }
+            }
+        };
+        let error_code = AssignorError(if layout.error_code { r.i32("errorCode")? } else { 0 });
+        let next_rebalance =
+            if layout.next_rebalance { NextRebalance(r.i64("nextRebalanceMs")?) } else { NextRebalance::NONE };
+        let trailing_bytes = r.trailing().to_vec();
+        let info = Self {
+            version,
+            commonly_supported_version,
+            active_tasks,
+            standby_tasks,
+            host_maps,
+            error_code,
+            next_rebalance,
+            trailing_bytes,
+        };
+        Ok((info, r.finish()))
+    }
+
+    /// Encodes at [`AssignmentInfo::version`]. Host maps held in another version's form are
+    /// converted. Fails on a field the version cannot carry, a named topology before v10, and a
+    /// host or topic name over 65,535 bytes of modified UTF-8 (as Java's `writeUTF` does).
+    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        let version = self.version;
+        if !(1..=LATEST_SUPPORTED_VERSION).contains(&version) {
+            return Err(EncodeError::UnsupportedVersion { message: MSG, version, min: 1, max: LATEST_SUPPORTED_VERSION });
+        }
+        let layout = Layout::of(version);
+        let missing = |field, since| Err(EncodeError::FieldNotInVersion { message: MSG, field, version, since });
+        if !layout.commonly_supported_version && self.commonly_supported_version != UNKNOWN_VERSION {
+            return missing("commonlySupportedVersion", 3);
+        }
+        if !layout.error_code && !self.error_code.is_none() {
+            return missing("errorCode", 4);
+        }
+        if !layout.next_rebalance && !self.next_rebalance.is_none() {
+            return missing("nextRebalanceMs", 7);
+        }
+        if !layout.named_task_ids
+            && self.active_tasks.iter().chain(self.standby_tasks.iter().map(|s| &s.task)).any(|t| t.topology.is_some())
+        {
+            return Err(EncodeError::NamedTopologyNotSupported { message: MSG, version });
+        }
+        if !layout.standby_host_map && self.has_standby_hosts() {
+            return missing("standbyPartitionsByHost", 6);
+        }
+        let converted;
+        let host_maps = if host_maps_form(&self.host_maps) == layout.host_maps {
+            &self.host_maps
+        } else {
+            converted = host_maps_in_form(layout.host_maps, &self.partitions_by_host(), &self.standby_partitions_by_host());
+            &converted
+        };
+        match host_maps {
+            HostMaps::Plain(hosts) if layout.host_maps == HostMapsForm::Absent && !hosts.is_empty() => {
+                return missing("partitionsByHost", 2);
+            }
+            _ => {}
+        }
+
+        let mut w = Writer::new(MSG, 64 + 16 * (self.active_tasks.len() + self.standby_tasks.len()));
+        w.i32(version);
+        if layout.commonly_supported_version {
+            w.i32(self.commonly_supported_version);
+        }
+        w.count("activeTasks", self.active_tasks.len())?;
+        for task in &self.active_tasks {
+            write_task_id(&mut w, layout, task)?;
+        }
+        w.count("standbyTasks", self.standby_tasks.len())?;
+        for standby in &self.standby_tasks {
+            write_task_id(&mut w, layout, &standby.task)?;
+            write_partitions(&mut w, "standbyTasks.partitions", &standby.partitions)?;
+        }
+        match (layout.host_maps, host_maps) {
+            (HostMapsForm::Absent, _) => {}
+            (_, HostMaps::Plain(hosts)) => {
+                w.count("partitionsByHost", hosts.len())?;
+                for h in hosts {
+                    write_utf(&mut w, "partitionsByHost.host", &h.host)?;
+                    w.i32(h.port);
+                    write_partitions(&mut w, "partitionsByHost.partitions", &h.partitions)?;
+                }
+            }
+            (_, HostMaps::Dictionary { topics, active, standby }) => {
+                w.count("topicDictionary", topics.len())?;
+                for (index, topic) in topics {
+                    w.i32(*index);
+                    write_utf(&mut w, "topicDictionary.topic", topic)?;
+                }
+                write_indexed_hosts(&mut w, "partitionsByHost", active)?;
+                if layout.standby_host_map {
+                    write_indexed_hosts(&mut w, "standbyPartitionsByHost", standby)?;
+                }
+            }
+        }
+        if layout.error_code {
+            w.i32(self.error_code.0);
+        }
+        if layout.next_rebalance {
+            w.i64(self.next_rebalance.0);
+        }
+        w.raw(&self.trailing_bytes);
+        Ok(w.finish())
+    }
+
+    fn has_standby_hosts(&self) -> bool {
+        matches!(&self.host_maps, HostMaps::Dictionary { standby, .. } if !standby.is_empty())
+    }
+
+    /// Standby tasks and their partitions as Java reads them (a repeated task: the last wins).
+    pub fn standby_tasks_map(&self) -> BTreeMap<TaskId, BTreeSet<TopicPartition>> {
+        self.standby_tasks
+            .iter()
+            .map(|s| (s.task.clone(), s.partitions.iter().map(WirePartition::to_topic_partition).collect()))
+            .collect()
+    }
+
+    /// Active partitions by host, as Java reads them (a repeated host: the last wins; an unknown
+    /// dictionary index: topic `null`, as Java prints it).
+    pub fn partitions_by_host(&self) -> PartitionsByHost {
+        match &self.host_maps {
+            HostMaps::Plain(hosts) => hosts
+                .iter()
+                .map(|h| (host_info(&h.host, h.port), h.partitions.iter().map(WirePartition::to_topic_partition).collect()))
+                .collect(),
+            HostMaps::Dictionary { topics, active, .. } => resolve_indexed(topics, active),
+        }
+    }
+
+    /// Standby partitions by host (v6+), as Java reads them.
+    pub fn standby_partitions_by_host(&self) -> PartitionsByHost {
+        match &self.host_maps {
+            HostMaps::Plain(_) => PartitionsByHost::new(),
+            HostMaps::Dictionary { topics, standby, .. } => resolve_indexed(topics, standby),
+        }
+    }
+}
+
+fn host_info(host: &JavaString, port: i32) -> HostInfo {
+    HostInfo::new(host.to_string_lossy().into_owned(), port)
+}
+
+fn resolve_indexed(topics: &[(i32, JavaString)], hosts: &[IndexedHostPartitions]) -> PartitionsByHost {
+    let dictionary: BTreeMap<i32, String> = topics.iter().map(|(i, t)| (*i, t.to_string_lossy().into_owned())).collect();
+    hosts
+        .iter()
+        .map(|h| {
+            let partitions = h
+                .partitions
+                .iter()
+                .map(|&(index, partition)| {
+                    TopicPartition::new(dictionary.get(&index).map_or(UNKNOWN_TOPIC, String::as_str), partition)
+                })
+                .collect();
+            (host_info(&h.host, h.port), partitions)
+        })
+        .collect()
+}
+
+fn host_maps_form(maps: &HostMaps) -> HostMapsForm {
+    match maps {
+        HostMaps::Plain(hosts) if hosts.is_empty() => HostMapsForm::Absent,
+        HostMaps::Plain(_) => HostMapsForm::Plain,
+        HostMaps::Dictionary { .. } => HostMapsForm::Dictionary,
+    }
+}
+
+/// Builds host maps in `form`. The dictionary numbers topics in the order they first appear
+/// (active hosts, then standby hosts, each in sorted order).
+fn host_maps_in_form<'a>(form: HostMapsForm, active: &'a PartitionsByHost, standby: &'a PartitionsByHost) -> HostMaps {
+    let plain = |map: &PartitionsByHost| -> Vec<HostPartitions> {
+        map.iter()
+            .map(|(h, parts)| HostPartitions {
+                host: JavaString::new(&h.host),
+                port: h.port,
+                partitions: parts.iter().map(WirePartition::from).collect(),
+            })
+            .collect()
+    };
+    match form {
+        HostMapsForm::Absent | HostMapsForm::Plain => HostMaps::Plain(plain(active)),
+        HostMapsForm::Dictionary => {
+            let mut index: BTreeMap<&str, i32> = BTreeMap::new();
+            let mut topics = Vec::new();
+            let mut indexed = |map: &'a PartitionsByHost| -> Vec<IndexedHostPartitions> {
+                map.iter()
+                    .map(|(h, parts)| IndexedHostPartitions {
+                        host: JavaString::new(&h.host),
+                        port: h.port,
+                        partitions: parts
+                            .iter()
+                            .map(|tp| {
+                                let next = topics.len() as i32;
+                                let i = *index.entry(&*tp.topic).or_insert_with(|| {
+                                    topics.push((next, JavaString::new(&tp.topic)));
+                                    next
+                                });
+                                (i, tp.partition)
+                            })
+                            .collect(),
+                    })
+                    .collect()
+            };
+            let active = indexed(active);
+            let standby = indexed(standby);
+            HostMaps::Dictionary { topics, active, standby }
+        }
+    }
+}
+
+fn read_task_id(r: &mut Reader<'_>, layout: Layout, field: &'static str) -> Result<TaskId, DecodeError> {
+    let subtopology = r.i32(field)?;
+    let partition = r.i32(field)?;
+    if !layout.named_task_ids {
+        return Ok(TaskId::new(subtopology, partition));
+    }
+    let at = r.position();
+    let chars = r.i32("namedTopology")?;
+    if chars <= 0 {
+        if chars < 0 {
+            r.note(Lenience::NegativeAsEmpty { field: "namedTopology", offset: at, value: chars });
+        }
+        return Ok(TaskId::new(subtopology, partition));
+    }
+    let bytes = r.take(2 * chars as usize, "namedTopology")?;
+    let units: Vec<u16> = bytes.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect();
+    let name = String::from_utf16(&units).unwrap_or_else(|_| {
+        r.note(Lenience::InvalidUtf16 { offset: at });
+        String::from_utf16_lossy(&units)
+    });
+    Ok(TaskId::named(&name, subtopology, partition))
+}
+
+fn write_task_id(w: &mut Writer, layout: Layout, task: &TaskId) -> Result<(), EncodeError> {
+    w.i32(task.subtopology);
+    w.i32(task.partition);
+    if layout.named_task_ids {
+        match &task.topology {
+            None => w.i32(0),
+            Some(name) => {
+                let units: Vec<u16> = name.encode_utf16().collect();
+                w.count("namedTopology", units.len())?;
+                units.iter().for_each(|&u| w.u16(u));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn read_utf(r: &mut Reader<'_>, field: &'static str) -> Result<JavaString, DecodeError> {
+    let at = r.position();
+    let len = r.u16(field)?;
+    let bytes = r.take(len.into(), field)?;
+    let (s, canonical) = JavaString::from_modified_utf8_checked(bytes).map_err(|e| {
+        r.error_at(at, field, DecodeErrorKind::MalformedModifiedUtf8 { at: e.at, reason: e.reason })
+    })?;
+    if !canonical {
+        r.note(Lenience::NonCanonicalModifiedUtf8 { field, offset: at });
+    }
+    Ok(s)
+}
+
+fn write_utf(w: &mut Writer, field: &'static str, s: &JavaString) -> Result<(), EncodeError> {
+    let len = u16::try_from(s.len()).map_err(|_| EncodeError::StringTooLong {
+        message: w.message(),
+        field,
+        len: s.len(),
+        max: MAX_MODIFIED_UTF8_LEN,
+    })?;
+    w.u16(len);
+    w.raw(s.as_bytes());
+    Ok(())
+}
+
+fn read_partitions(r: &mut Reader<'_>, field: &'static str) -> Result<Vec<WirePartition>, DecodeError> {
+    let n = r.count(field, 6)?;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let topic = read_utf(r, field)?;
+        let partition = r.i32(field)?;
+        out.push(WirePartition { topic, partition });
+    }
+    Ok(out)
+}
+
+fn write_partitions(w: &mut Writer, field: &'static str, partitions: &[WirePartition]) -> Result<(), EncodeError> {
+    w.count(field, partitions.len())?;
+    for p in partitions {
+        write_utf(w, field, &p.topic)?;
+        w.i32(p.partition);
+    }
+    Ok(())
+}
+
+fn read_indexed_hosts(
+    r: &mut Reader<'_>,
+    field: &'static str,
+    known_indexes: &BTreeSet<i32>,
+) -> Result<Vec<IndexedHostPartitions>, DecodeError> {
+    let n = r.count(field, 10)?;
+    let mut hosts = Vec::with_capacity(n);
+    for _ in 0..n {
+        let host = read_utf(r, field)?;
+        let port = r.i32(field)?;
+        let m = r.count(field, 8)?;
+        let mut partitions = Vec::with_capacity(m);
+        for _ in 0..m {
+            let at = r.position();
+            let index = r.i32(field)?;
+            if !known_indexes.contains(&index) {
+                r.note(Lenience::UnknownTopicIndex { offset: at, index });
+            }
+            partitions.push((index, r.i32(field)?));
+        }
+        hosts.push(IndexedHostPartitions { host, port, partitions });
+    }
+    Ok(hosts)
+}
+
+fn write_indexed_hosts(w: &mut Writer, field: &'static str, hosts: &[IndexedHostPartitions]) -> Result<(), EncodeError> {
+    w.count(field, hosts.len())?;
+    for h in hosts {
+        write_utf(w, field, &h.host)?;
+        w.i32(h.port);
+        w.count(field, h.partitions.len())?;
+        for &(index, partition) in &h.partitions {
+            w.i32(index);
+            w.i32(partition);
+        }
+    }
+    Ok(())
+}
