@@ -21,3 +21,10 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod wire;
+
+#[doc(hidden)]
+pub mod fuzzing;
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

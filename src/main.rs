@@ -41,7 +41,14 @@ struct DecodeArgs {
     /// One line of JSON per input instead of pretty-printed.
     #[arg(long)]
     compact: bool,
+    /// Decode an embedded example: a Java member's JoinGroup metadata (envelope v3 around a v11
+    /// subscription), as written by kafka-streams 4.4.0.
+    #[arg(long, conflicts_with_all = ["file", "hex", "base64"])]
+    example: bool,
 }
+
+/// JoinGroup member metadata written by the Java classes (`fixtures/wire`).
+const EXAMPLE_METADATA: &[u8] = include_bytes!("../fixtures/wire/subscription-envelope/v3/streams-user-data.bin");
 
 #[derive(Clone, Copy, ValueEnum)]
 enum OutputFormat {
@@ -81,7 +88,9 @@ fn read_input(file: Option<&PathBuf>) -> Result<Vec<u8>, String> {
 }
 
 fn decode(args: DecodeArgs) -> Result<String, String> {
-    let buffers = if let Some(h) = &args.hex {
+    let buffers = if args.example {
+        vec![EXAMPLE_METADATA.to_vec()]
+    } else if let Some(h) = &args.hex {
         inspect::parse_text(h).map_err(|e| e.to_string())?
     } else if let Some(b) = &args.base64 {
         inspect::parse_text(b).map_err(|e| e.to_string())?

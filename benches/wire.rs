@@ -1,0 +1,48 @@
+//! Decode and encode throughput on realistic large inputs: the Java-written fixtures
+//! `subscription/v11/large.bin` (2,000 task offset sums, 3 client tags) and
+//! `assignment/v11/large.bin` (~1,000 active and ~1,000 standby tasks, host maps for 100 hosts).
+//! Decode includes building the maps a leader or member reads, as Java's decode does.
+//! `compat/bench-wire.sh` runs this and the Java harness's benchmark in one go.
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use kstreams_assignor::wire::{AssignmentInfo, SubscriptionInfo};
+
+fn fixture(path: &str) -> Vec<u8> {
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/wire").join(path)).expect(path)
+}
+
+fn subscription(c: &mut Criterion) {
+    let bytes = fixture("subscription/v11/large.bin");
+    let info = SubscriptionInfo::decode(&bytes).unwrap();
+    let mut g = c.benchmark_group("subscription_v11_large");
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+    g.bench_function("decode", |b| {
+        b.iter(|| {
+            let info = SubscriptionInfo::decode(black_box(&bytes)).unwrap();
+            (info.task_offset_sums(), info.client_tags_map().unwrap(), info.user_end_point())
+        })
+    });
+    g.bench_function("encode", |b| b.iter(|| black_box(&info).encode().unwrap()));
+    g.finish();
+}
+
+fn assignment(c: &mut Criterion) {
+    let bytes = fixture("assignment/v11/large.bin");
+    let info = AssignmentInfo::decode(&bytes).unwrap();
+    let mut g = c.benchmark_group("assignment_v11_large");
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+    g.bench_function("decode", |b| {
+        b.iter(|| {
+            let info = AssignmentInfo::decode(black_box(&bytes)).unwrap();
+            (info.standby_tasks_map(), info.partitions_by_host(), info.standby_partitions_by_host())
+        })
+    });
+    g.bench_function("encode", |b| b.iter(|| black_box(&info).encode().unwrap()));
+    g.finish();
+}
+
+criterion_group!(benches, subscription, assignment);
+criterion_main!(benches);

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Decode/encode throughput of the large v11 fixtures: our codec (criterion) and the Java classes
+# (JMH, compat/java) in one run, with the ratio. Usage: compat/bench-wire.sh [--quick]
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+quick=()
+crit=()
+if [[ "${1:-}" == "--quick" ]]; then quick=(--quick); crit=(--warm-up-time 1 --measurement-time 2); fi
+
+cargo bench --bench wire -- "${crit[@]}" >&2
+java_out="$(compat/java/run.sh bench "${quick[@]}")"
+
+python3 - "$java_out" <<'PY'
+import json, sys, pathlib
+java = {j["bench"]: j for j in map(json.loads, filter(None, sys.argv[1].splitlines()))}
+rows = [("subscription_decode", "subscription_v11_large/decode"), ("subscription_encode", "subscription_v11_large/encode"),
+        ("assignment_decode", "assignment_v11_large/decode"), ("assignment_encode", "assignment_v11_large/encode")]
+print(f"{'benchmark':22} {'bytes':>7} {'rust µs':>9} {'rust MB/s':>10} {'java µs':>9} {'java MB/s':>10} {'speed-up':>9}")
+for jname, cname in rows:
+    est = json.loads(pathlib.Path(f"target/criterion/{cname}/new/estimates.json").read_text())
+    rust_ns = est["mean"]["point_estimate"]
+    j = java[jname]
+    size = j["bytes"]
+    print(f"{jname:22} {size:7d} {rust_ns/1e3:9.1f} {size/rust_ns*1e3:10.1f} {j['nsPerOp']/1e3:9.1f} {j['mbPerSec']:10.1f} {j['nsPerOp']/rust_ns:8.1f}x")
+PY

@@ -1,0 +1,70 @@
+//! Entry points for the fuzz targets in `fuzz/` (and the smoke test that runs them on every
+//! `cargo test`). Each decodes arbitrary bytes; whatever decodes must re-encode, byte for byte
+//! where the decoder reported no normalising lenience, and otherwise to bytes that decode to the
+//! same value.
+
+use crate::wire::{AssignmentEnvelope, AssignmentInfo, JavaString, Lenience, SubscriptionEnvelope, SubscriptionInfo, inspect, json};
+
+fn check_round_trip<T: PartialEq + std::fmt::Debug>(
+    data: &[u8],
+    decoded: Option<(T, Vec<Lenience>)>,
+    encode: impl Fn(&T) -> Vec<u8>,
+    decode: impl Fn(&[u8]) -> T,
+) {
+    let Some((value, lenience)) = decoded else { return };
+    let bytes = encode(&value);
+    if lenience.iter().all(Lenience::round_trips) {
+        assert_eq!(bytes, data, "decode → encode changed the bytes");
+    } else {
+        assert_eq!(decode(&bytes), value, "canonical re-encoding decodes differently");
+    }
+}
+
+/// `SubscriptionInfo` round trip and view.
+pub fn subscription(data: &[u8]) {
+    let decoded = SubscriptionInfo::decode_reporting(data).ok();
+    if let Some((info, _)) = &decoded {
+        let _ = json::subscription_view(info);
+    }
+    check_round_trip(data, decoded, |m| m.encode().expect("decoded values re-encode"), |b| SubscriptionInfo::decode(b).expect("re-decodes"));
+}
+
+/// `AssignmentInfo` round trip and view.
+pub fn assignment(data: &[u8]) {
+    let decoded = AssignmentInfo::decode_reporting(data).ok();
+    if let Some((info, _)) = &decoded {
+        let _ = json::assignment_view(info);
+    }
+    check_round_trip(data, decoded, |m| m.encode().expect("decoded values re-encode"), |b| AssignmentInfo::decode(b).expect("re-decodes"));
+}
+
+/// `ConsumerProtocolSubscription` round trip.
+pub fn subscription_envelope(data: &[u8]) {
+    let decoded = SubscriptionEnvelope::decode_reporting(data).ok();
+    check_round_trip(data, decoded, |m| m.encode().expect("decoded values re-encode"), |b| SubscriptionEnvelope::decode(b).expect("re-decodes"));
+}
+
+/// `ConsumerProtocolAssignment` round trip.
+pub fn assignment_envelope(data: &[u8]) {
+    let decoded = AssignmentEnvelope::decode_reporting(data).ok();
+    check_round_trip(data, decoded, |m| m.encode().expect("decoded values re-encode"), |b| AssignmentEnvelope::decode(b).expect("re-decodes"));
+}
+
+/// Kind recognition and text parsing, as `kstreams-assignor decode` runs them.
+pub fn inspect(data: &[u8]) {
+    let _ = inspect::decode(data, None);
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = inspect::parse_text(text);
+    }
+}
+
+/// Modified UTF-8: what decodes re-encodes to the same units.
+pub fn java_string(data: &[u8]) {
+    if let Ok(s) = JavaString::from_modified_utf8(data) {
+        let units = s.to_utf16();
+        assert_eq!(JavaString::from_utf16(&units).to_utf16(), units);
+        if s.is_canonical() {
+            assert_eq!(JavaString::from_utf16(&units).as_bytes(), data);
+        }
+    }
+}

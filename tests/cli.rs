@@ -1,0 +1,114 @@
+//! The command line, run as a user runs it.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kstreams-assignor"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn json_out(out: &Output) -> Value {
+    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+const SUB_V11: &str = "0000000b0000000b00112233445566778899aabbccddeeff00000003683a31000000030000000000000000fffffffffffffffeffff00000000000000010000000000000064ffff0000000100000000fffffffffffffffdffff01000000000000000100000002617a0000000162";
+
+#[test]
+fn decodes_inline_hex_and_recognises_a_subscription() {
+    let v = json_out(&run(&["decode", "--hex", SUB_V11], b""));
+    assert_eq!(v["kind"], "subscription");
+    assert_eq!(v["taskOffsetSums"]["0_1"], 100);
+    assert_eq!(v["clientTags"]["az"], "b");
+    assert_eq!(v["userEndPoint"], "h:1");
+}
+
+#[test]
+fn decodes_tshark_style_hex_from_stdin_one_value_per_member() {
+    // tshark prints repeated fields comma-separated; some versions separate bytes with colons.
+    let colons: Vec<String> = hex::decode(SUB_V11).unwrap().iter().map(|b| format!("{b:02x}")).collect();
+    let input = format!("{},{SUB_V11}\n", colons.join(":"));
+    let out = run(&["decode", "--compact"], input.as_bytes());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0], lines[1]);
+}
+
+#[test]
+fn decodes_a_raw_envelope_file_with_its_user_data() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/wire/assignment-envelope/v3/streams-user-data.bin");
+    let v = json_out(&run(&["decode", file], b""));
+    assert_eq!(v["kind"], "assignment-envelope");
+    assert_eq!(v["userData"]["kind"], serde_json::Value::Null); // the nested view has no kind key
+    assert!(v["userData"]["activeTasks"].is_array());
+}
+
+#[test]
+fn decodes_base64() {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(hex::decode(SUB_V11).unwrap());
+    let v = json_out(&run(&["decode", "--base64", &b64], b""));
+    assert_eq!(v["version"], 11);
+}
+
+#[test]
+fn encode_reverses_decode_and_converts_versions() {
+    let view = run(&["decode", "--hex", SUB_V11], b"").stdout;
+    let out = run(&["encode", "--kind", "subscription"], &view);
+    assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), SUB_V11);
+
+    let mut v: Value = serde_json::from_slice(&view).unwrap();
+    v["clientTags"] = serde_json::json!({});
+    v["uniqueField"] = serde_json::json!(0);
+    let out = run(&["encode", "--kind", "subscription", "--version", "6"], v.to_string().as_bytes());
+    let hex_v6 = String::from_utf8(out.stdout).unwrap();
+    let back = json_out(&run(&["decode", "--hex", hex_v6.trim()], b""));
+    assert_eq!(back["version"], 6);
+    assert_eq!(back["prevTasks"], serde_json::json!(["0_0"]));
+    assert_eq!(back["taskOffsetSums"], serde_json::json!({"0_0": -2, "0_1": -3, "1_0": -3}));
+}
+
+#[test]
+fn encode_refuses_fields_the_version_cannot_carry() {
+    let view = br#"{"version": 6, "clientTags": {"zone": "a"}}"#;
+    let out = run(&["encode", "--kind", "subscription"], view);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "nothing half-printed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("clientTags") && err.contains("since v11"), "{err}");
+}
+
+#[test]
+fn refuses_garbage_with_every_kinds_reason() {
+    let out = run(&["decode", "--hex", "00ff"], b"");
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("as subscription:") && err.contains("at byte"), "{err}");
+}
+
+#[test]
+fn forced_kind_reports_field_and_offset() {
+    let out = run(&["decode", "--kind", "assignment", "--hex", "0000000100000005"], b"");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("activeTasks") && err.contains("byte 4"), "{err}");
+}
+
+#[test]
+fn main_job_example_runs() {
+    let v = json_out(&run(&["decode", "--example"], b""));
+    assert_eq!(v["kind"], "subscription-envelope");
+    assert_eq!(v["userData"]["version"], 11);
+}
