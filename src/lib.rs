@@ -12,6 +12,8 @@
 //! let hex = "0003000000010005696e707574000000290000000b0000000b00112233445566778899aabbccddeeff\
 //!            00000000000000000100000000000000000000000000000000ffffffff0000";
 //! let envelope = SubscriptionEnvelope::decode(&hex::decode(hex).unwrap()).unwrap();
+//! assert_eq!((envelope.topics.as_slice(), envelope.rack()), (&["input".to_string()][..], None));
+//! assert!(envelope.trailing_bytes.is_empty());
 //! let info = SubscriptionInfo::decode(envelope.user_data.as_deref().unwrap()).unwrap();
 //! assert_eq!(info.version, 11);
 //! assert_eq!(info.process_id.to_string(), "00112233-4455-6677-8899-aabbccddeeff");
