@@ -10,7 +10,7 @@
 //!
 //! // JoinGroup member metadata as `tshark -e kafka.protocol_metadata` prints it.
 //! let hex = "0003000000010005696e707574000000290000000b0000000b00112233445566778899aabbccddeeff\
-//!            00000000000000000100000000000000000000000000000000ffffffff0000";
+//!            000000000000000001000000000000000000000000ffffffffffff";
 //! let envelope = SubscriptionEnvelope::decode(&hex::decode(hex).unwrap()).unwrap();
 //! assert_eq!((envelope.topics.as_slice(), envelope.rack()), (&["input".to_string()][..], None));
 //! assert!(envelope.trailing_bytes.is_empty());
