@@ -25,6 +25,7 @@ fn subscription(c: &mut Criterion) {
             (info.task_offset_sums(), info.client_tags_map().unwrap(), info.user_end_point())
         })
     });
+    g.bench_function("decode_wire_only", |b| b.iter(|| SubscriptionInfo::decode(black_box(&bytes)).unwrap()));
     g.bench_function("encode", |b| b.iter(|| black_box(&info).encode().unwrap()));
     g.finish();
 }
@@ -40,6 +41,7 @@ fn assignment(c: &mut Criterion) {
             (info.standby_tasks_map(), info.partitions_by_host(), info.standby_partitions_by_host())
         })
     });
+    g.bench_function("decode_wire_only", |b| b.iter(|| AssignmentInfo::decode(black_box(&bytes)).unwrap()));
     g.bench_function("encode", |b| b.iter(|| black_box(&info).encode().unwrap()));
     g.finish();
 }

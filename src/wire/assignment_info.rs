@@ -2,6 +2,9 @@
 //! SyncGroup assignment). Versions 1–11, written with Java's `DataOutputStream`.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use super::codec::{Reader, Writer};
 use super::error::{DecodeError, DecodeErrorKind, EncodeError, Lenience, MessageKind};
@@ -276,6 +279,7 @@ impl AssignmentInfo {
             ));
         }
         let layout = Layout::of(version);
+        let mut strings = Strings::default();
         let commonly_supported_version =
             if layout.commonly_supported_version { r.i32("commonlySupportedVersion")? } else { UNKNOWN_VERSION };
         let task_size = if layout.named_task_ids { 12 } else { 8 };
@@ -288,7 +292,7 @@ impl AssignmentInfo {
         let mut standby_tasks = Vec::with_capacity(n);
         for _ in 0..n {
             let task = read_task_id(&mut r, layout, "standbyTasks")?;
-            let partitions = read_partitions(&mut r, "standbyTasks.partitions")?;
+            let partitions = read_partitions(&mut r, &mut strings, "standbyTasks.partitions")?;
             standby_tasks.push(StandbyTask { task, partitions });
         }
         let host_maps = match layout.host_maps {
@@ -297,9 +301,9 @@ impl AssignmentInfo {
                 let n = r.count("partitionsByHost", 10)?;
                 let mut hosts = Vec::with_capacity(n);
                 for _ in 0..n {
-                    let host = read_utf(&mut r, "partitionsByHost.host")?;
+                    let host = strings.read(&mut r, "partitionsByHost.host")?;
                     let port = r.i32("partitionsByHost.port")?;
-                    let partitions = read_partitions(&mut r, "partitionsByHost.partitions")?;
+                    let partitions = read_partitions(&mut r, &mut strings, "partitionsByHost.partitions")?;
                     hosts.push(HostPartitions { host, port, partitions });
                 }
                 HostMaps::Plain(hosts)
@@ -309,12 +313,12 @@ impl AssignmentInfo {
                 let mut topics = Vec::with_capacity(n);
                 for _ in 0..n {
                     let index = r.i32("topicDictionary.index")?;
-                    topics.push((index, read_utf(&mut r, "topicDictionary.topic")?));
+                    topics.push((index, strings.read(&mut r, "topicDictionary.topic")?));
                 }
                 let known: BTreeSet<i32> = topics.iter().map(|(i, _)| *i).collect();
-                let active = read_indexed_hosts(&mut r, "partitionsByHost", &known)?;
+                let active = read_indexed_hosts(&mut r, &mut strings, "partitionsByHost", &known)?;
                 let standby = if layout.standby_host_map {
-                    read_indexed_hosts(&mut r, "standbyPartitionsByHost", &known)?
+                    read_indexed_hosts(&mut r, &mut strings, "standbyPartitionsByHost", &known)?
                 } else {
                     Vec::new()
                 };
@@ -431,9 +435,10 @@ impl AssignmentInfo {
 
     /// Standby tasks and their partitions as Java reads them (a repeated task: the last wins).
     pub fn standby_tasks_map(&self) -> BTreeMap<TaskId, BTreeSet<TopicPartition>> {
+        let mut topics = Topics::default();
         self.standby_tasks
             .iter()
-            .map(|s| (s.task.clone(), s.partitions.iter().map(WirePartition::to_topic_partition).collect()))
+            .map(|s| (s.task.clone(), s.partitions.iter().map(|p| topics.partition(p)).collect()))
             .collect()
     }
 
@@ -441,10 +446,13 @@ impl AssignmentInfo {
     /// dictionary index: topic `null`, as Java prints it).
     pub fn partitions_by_host(&self) -> PartitionsByHost {
         match &self.host_maps {
-            HostMaps::Plain(hosts) => hosts
-                .iter()
-                .map(|h| (host_info(&h.host, h.port), h.partitions.iter().map(WirePartition::to_topic_partition).collect()))
-                .collect(),
+            HostMaps::Plain(hosts) => {
+                let mut topics = Topics::default();
+                hosts
+                    .iter()
+                    .map(|h| (host_info(&h.host, h.port), h.partitions.iter().map(|p| topics.partition(p)).collect()))
+                    .collect()
+            }
             HostMaps::Dictionary { topics, active, .. } => resolve_indexed(topics, active),
         }
     }
@@ -463,15 +471,17 @@ fn host_info(host: &JavaString, port: i32) -> HostInfo {
 }
 
 fn resolve_indexed(topics: &[(i32, JavaString)], hosts: &[IndexedHostPartitions]) -> PartitionsByHost {
-    let dictionary: BTreeMap<i32, String> = topics.iter().map(|(i, t)| (*i, t.to_string_lossy().into_owned())).collect();
+    let dictionary: BTreeMap<i32, Arc<str>> = topics.iter().map(|(i, t)| (*i, Arc::from(&*t.to_string_lossy()))).collect();
+    let unknown: Arc<str> = Arc::from(UNKNOWN_TOPIC);
     hosts
         .iter()
         .map(|h| {
             let partitions = h
                 .partitions
                 .iter()
-                .map(|&(index, partition)| {
-                    TopicPartition::new(dictionary.get(&index).map_or(UNKNOWN_TOPIC, String::as_str), partition)
+                .map(|&(index, partition)| TopicPartition {
+                    topic: dictionary.get(&index).unwrap_or(&unknown).clone(),
+                    partition,
                 })
                 .collect();
             (host_info(&h.host, h.port), partitions)
@@ -569,17 +579,47 @@ fn write_task_id(w: &mut Writer, layout: Layout, task: &TaskId) -> Result<(), En
     Ok(())
 }
 
-fn read_utf(r: &mut Reader<'_>, field: &'static str) -> Result<JavaString, DecodeError> {
-    let at = r.position();
-    let len = r.u16(field)?;
-    let bytes = r.take(len.into(), field)?;
-    let (s, canonical) = JavaString::from_modified_utf8_checked(bytes).map_err(|e| {
-        r.error_at(at, field, DecodeErrorKind::MalformedModifiedUtf8 { at: e.at, reason: e.reason })
-    })?;
-    if !canonical {
-        r.note(Lenience::NonCanonicalModifiedUtf8 { field, offset: at });
+/// Reads `AssignmentInfo`'s strings, sharing one allocation among repeats of the same bytes
+/// (topic names recur once per partition).
+#[derive(Default)]
+struct Strings<'a> {
+    seen: HashMap<&'a [u8], (JavaString, bool)>,
+}
+
+impl<'a> Strings<'a> {
+    fn read(&mut self, r: &mut Reader<'a>, field: &'static str) -> Result<JavaString, DecodeError> {
+        let at = r.position();
+        let len = r.u16(field)?;
+        let bytes = r.take(len.into(), field)?;
+        let (s, canonical) = match self.seen.get(bytes) {
+            Some(known) => known.clone(),
+            None => {
+                let fresh = JavaString::from_modified_utf8_checked(bytes).map_err(|e| {
+                    r.error_at(at, field, DecodeErrorKind::MalformedModifiedUtf8 { at: e.at, reason: e.reason })
+                })?;
+                self.seen.insert(bytes, fresh.clone());
+                fresh
+            }
+        };
+        if !canonical {
+            r.note(Lenience::NonCanonicalModifiedUtf8 { field, offset: at });
+        }
+        Ok(s)
     }
-    Ok(s)
+}
+
+/// Converts topic names to shared `Arc<str>`s, once per distinct name.
+#[derive(Default)]
+struct Topics(HashMap<JavaString, Arc<str>>);
+
+impl Topics {
+    fn get(&mut self, topic: &JavaString) -> Arc<str> {
+        self.0.entry(topic.clone()).or_insert_with(|| topic.to_string_lossy().into()).clone()
+    }
+
+    fn partition(&mut self, p: &WirePartition) -> TopicPartition {
+        TopicPartition { topic: self.get(&p.topic), partition: p.partition }
+    }
 }
 
 fn write_utf(w: &mut Writer, field: &'static str, s: &JavaString) -> Result<(), EncodeError> {
@@ -594,11 +634,11 @@ fn write_utf(w: &mut Writer, field: &'static str, s: &JavaString) -> Result<(), 
     Ok(())
 }
 
-fn read_partitions(r: &mut Reader<'_>, field: &'static str) -> Result<Vec<WirePartition>, DecodeError> {
+fn read_partitions<'a>(r: &mut Reader<'a>, strings: &mut Strings<'a>, field: &'static str) -> Result<Vec<WirePartition>, DecodeError> {
     let n = r.count(field, 6)?;
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        let topic = read_utf(r, field)?;
+        let topic = strings.read(r, field)?;
         let partition = r.i32(field)?;
         out.push(WirePartition { topic, partition });
     }
@@ -614,15 +654,16 @@ fn write_partitions(w: &mut Writer, field: &'static str, partitions: &[WireParti
     Ok(())
 }
 
-fn read_indexed_hosts(
-    r: &mut Reader<'_>,
+fn read_indexed_hosts<'a>(
+    r: &mut Reader<'a>,
+    strings: &mut Strings<'a>,
     field: &'static str,
     known_indexes: &BTreeSet<i32>,
 ) -> Result<Vec<IndexedHostPartitions>, DecodeError> {
     let n = r.count(field, 10)?;
     let mut hosts = Vec::with_capacity(n);
     for _ in 0..n {
-        let host = read_utf(r, field)?;
+        let host = strings.read(r, field)?;
         let port = r.i32(field)?;
         let m = r.count(field, 8)?;
         let mut partitions = Vec::with_capacity(m);

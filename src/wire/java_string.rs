@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 /// Longest string `writeUTF` accepts, in encoded bytes.
 pub const MAX_MODIFIED_UTF8_LEN: usize = u16::MAX as usize;
@@ -30,7 +31,7 @@ pub const MAX_MODIFIED_UTF8_LEN: usize = u16::MAX as usize;
 /// assert!(JavaString::from_modified_utf8(&[0xff]).is_err());
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct JavaString(Box<[u8]>);
+pub struct JavaString(Arc<[u8]>);
 
 /// Why bytes are not modified UTF-8 that Java's `readUTF` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

@@ -67,10 +67,11 @@ impl TaskId {
 
 impl Ord for TaskId {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.topology
-            .cmp(&other.topology)
-            .then(self.subtopology.cmp(&other.subtopology))
-            .then(self.partition.cmp(&other.partition))
+        let ids = || (self.subtopology, self.partition).cmp(&(other.subtopology, other.partition));
+        match (&self.topology, &other.topology) {
+            (None, None) => ids(),
+            (a, b) => a.cmp(b).then_with(ids),
+        }
     }
 }
 
@@ -154,12 +155,32 @@ serde_via_string!(ProcessId, "process id");
 /// assert_eq!((&*tp.topic, tp.partition), ("my-topic", 3));
 /// assert_eq!(tp.to_string(), "my-topic-3");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Eq, Hash)]
 pub struct TopicPartition {
     /// The topic name.
     pub topic: Arc<str>,
     /// The partition number.
     pub partition: i32,
+}
+
+impl PartialEq for TopicPartition {
+    fn eq(&self, other: &Self) -> bool {
+        self.partition == other.partition && (Arc::ptr_eq(&self.topic, &other.topic) || self.topic == other.topic)
+    }
+}
+
+impl Ord for TopicPartition {
+    /// By topic, then partition. Topics shared through one `Arc` compare without reading them.
+    fn cmp(&self, other: &Self) -> Ordering {
+        let topic = if Arc::ptr_eq(&self.topic, &other.topic) { Ordering::Equal } else { self.topic.cmp(&other.topic) };
+        topic.then(self.partition.cmp(&other.partition))
+    }
+}
+
+impl PartialOrd for TopicPartition {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl TopicPartition {
