@@ -155,18 +155,12 @@ serde_via_string!(ProcessId, "process id");
 /// assert_eq!((&*tp.topic, tp.partition), ("my-topic", 3));
 /// assert_eq!(tp.to_string(), "my-topic-3");
 /// ```
-#[derive(Debug, Clone, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TopicPartition {
     /// The topic name.
     pub topic: Arc<str>,
     /// The partition number.
     pub partition: i32,
-}
-
-impl PartialEq for TopicPartition {
-    fn eq(&self, other: &Self) -> bool {
-        self.partition == other.partition && (Arc::ptr_eq(&self.topic, &other.topic) || self.topic == other.topic)
-    }
 }
 
 impl Ord for TopicPartition {
