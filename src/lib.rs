@@ -22,6 +22,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod engine;
 pub mod flow;
 pub mod wire;
 

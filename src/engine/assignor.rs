@@ -1,0 +1,149 @@
+//! The assignor interface, selection by name, and the leader's choice of assignor.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::fallback_prior::FallbackPriorTaskAssignor;
+use super::high_availability::HighAvailabilityTaskAssignor;
+use super::input::{AssignmentInput, InputError};
+use super::legacy_sticky::LegacyStickyTaskAssignor;
+use super::output::Assignment;
+
+/// A task assignor: a pure function from the group's state to an assignment.
+///
+/// Implementations are deterministic: the same input (in any client order) gives the same
+/// assignment.
+pub trait TaskAssignor {
+    /// The assignor's name (Kafka's class name for Kafka's assignors).
+    fn name(&self) -> &'static str;
+
+    /// Computes an assignment.
+    fn assign(&self, input: &AssignmentInput) -> Result<Assignment, AssignError>;
+}
+
+/// Why no assignment was computed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AssignError {
+    /// The input is invalid.
+    #[error("invalid assignment input: {0}")]
+    Input(#[from] InputError),
+    /// The assignor reached a state Kafka treats as a bug (`IllegalStateException`).
+    #[error("internal assignor error: {0}")]
+    Internal(&'static str),
+}
+
+/// Kafka's built-in assignors, selectable by class name.
+///
+/// ```
+/// use kstreams_assignor::engine::AssignorKind;
+///
+/// let kind: AssignorKind = "HighAvailabilityTaskAssignor".parse().unwrap();
+/// assert_eq!(kind, AssignorKind::HighAvailability);
+/// let fqcn = "org.apache.kafka.streams.processor.internals.assignment.LegacyStickyTaskAssignor";
+/// assert_eq!(fqcn.parse::<AssignorKind>().unwrap(), AssignorKind::LegacySticky);
+/// assert!("StickyTaskAssignor".parse::<AssignorKind>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum AssignorKind {
+    /// `HighAvailabilityTaskAssignor`, Kafka's default.
+    #[default]
+    HighAvailability,
+    /// `LegacyStickyTaskAssignor` (called `StickyTaskAssignor` before Kafka 3.8).
+    LegacySticky,
+    /// `FallbackPriorTaskAssignor`, used when the end offsets could not be fetched.
+    FallbackPrior,
+}
+
+/// The package of Kafka's internal assignors, as `internal.task.assignor.class` names them.
+const KAFKA_PACKAGE: &str = "org.apache.kafka.streams.processor.internals.assignment.";
+
+impl AssignorKind {
+    /// All kinds.
+    pub const ALL: [Self; 3] = [Self::HighAvailability, Self::LegacySticky, Self::FallbackPrior];
+
+    /// Kafka's class name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::HighAvailability => HighAvailabilityTaskAssignor::NAME,
+            Self::LegacySticky => LegacyStickyTaskAssignor::NAME,
+            Self::FallbackPrior => FallbackPriorTaskAssignor::NAME,
+        }
+    }
+
+    /// The assignor.
+    pub fn assignor(self) -> &'static dyn TaskAssignor {
+        match self {
+            Self::HighAvailability => &HighAvailabilityTaskAssignor,
+            Self::LegacySticky => &LegacyStickyTaskAssignor,
+            Self::FallbackPrior => &FallbackPriorTaskAssignor,
+        }
+    }
+}
+
+impl fmt::Display for AssignorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not one of Kafka's assignors.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown task assignor `{0}` (expected HighAvailabilityTaskAssignor, LegacyStickyTaskAssignor or FallbackPriorTaskAssignor)")]
+pub struct UnknownAssignor(String);
+
+impl FromStr for AssignorKind {
+    type Err = UnknownAssignor;
+
+    /// Accepts the simple or the fully qualified class name.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let simple = s.strip_prefix(KAFKA_PACKAGE).unwrap_or(s);
+        Self::ALL.into_iter().find(|k| k.name() == simple).ok_or_else(|| UnknownAssignor(s.to_owned()))
+    }
+}
+
+impl Serialize for AssignorKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for AssignorKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// The leader's choice (Kafka's `StreamsPartitionAssignor.createTaskAssignor`) followed by the
+/// assignment: the configured assignor runs, except that when the changelog end offsets could not
+/// be fetched any assignor but `LegacyStickyTaskAssignor` is replaced by
+/// `FallbackPriorTaskAssignor`. [`Assignment::assignor`] names the one that ran.
+///
+/// ```
+/// use kstreams_assignor::engine::{assign, AssignmentInput, AssignorKind, ClientInput};
+/// use kstreams_assignor::wire::{ProcessId, TaskId};
+///
+/// let input = AssignmentInput::new()
+///     .with_client(ClientInput::new(ProcessId::NIL, 1))
+///     .with_stateful_tasks([(TaskId::new(0, 0), 10)])
+///     .with_end_offsets_unavailable();
+/// let out = assign(AssignorKind::HighAvailability, &input).unwrap();
+/// assert_eq!(out.assignor, "FallbackPriorTaskAssignor");
+/// assert!(out.followup.probing_rebalance_needed, "the fallback always asks to retry");
+/// ```
+pub fn assign(configured: AssignorKind, input: &AssignmentInput) -> Result<Assignment, AssignError> {
+    effective_assignor(configured, input).assignor().assign(input)
+}
+
+/// The assignor [`assign`] runs for `configured` on `input`.
+pub fn effective_assignor(configured: AssignorKind, input: &AssignmentInput) -> AssignorKind {
+    if input.changelog_end_offset_sums.is_none() && configured != AssignorKind::LegacySticky {
+        AssignorKind::FallbackPrior
+    } else {
+        configured
+    }
+}

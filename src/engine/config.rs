@@ -1,0 +1,318 @@
+//! The assignment configuration: Kafka Streams' `AssignmentConfigs`, keyed and defaulted as in
+//! `StreamsConfig`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// `rack.aware.assignment.strategy` (KIP-925).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum RackAwareStrategy {
+    /// `none` (the default): no rack-aware optimisation.
+    #[default]
+    #[serde(rename = "none")]
+    None,
+    /// `min_traffic`: minimise cross-rack traffic.
+    #[serde(rename = "min_traffic")]
+    MinTraffic,
+    /// `balance_subtopology`: minimise cross-rack traffic while spreading each sub-topology.
+    #[serde(rename = "balance_subtopology")]
+    BalanceSubtopology,
+}
+
+impl RackAwareStrategy {
+    /// Kafka's name for the strategy.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::MinTraffic => "min_traffic",
+            Self::BalanceSubtopology => "balance_subtopology",
+        }
+    }
+}
+
+impl fmt::Display for RackAwareStrategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The most keys `rack.aware.assignment.tags` may list (`StreamsConfig.MAX_RACK_AWARE_ASSIGNMENT_TAG_LIST_SIZE`).
+pub const MAX_RACK_AWARE_ASSIGNMENT_TAGS: usize = 5;
+
+/// The configuration the task assignors read: the fields of Kafka Streams' `AssignmentConfigs`.
+///
+/// Serialised with Kafka's dotted keys; a missing key takes Kafka's default and an unknown key is
+/// an error. Values are checked as `StreamsConfig`/`AssignmentConfigs` check them.
+///
+/// | key | default | valid |
+/// |---|---|---|
+/// | `num.standby.replicas` | 0 | any int (Kafka has no validator) |
+/// | `acceptable.recovery.lag` | 10000 | ≥ 0 |
+/// | `max.warmup.replicas` | 2 | ≥ 1 |
+/// | `probing.rebalance.interval.ms` | 600000 | ≥ 60000 |
+/// | `rack.aware.assignment.tags` | `[]` | ≤ 5 keys, none empty |
+/// | `rack.aware.assignment.strategy` | `none` | `none`, `min_traffic`, `balance_subtopology` |
+/// | `rack.aware.assignment.traffic_cost` | `null` | any int or `null` |
+/// | `rack.aware.assignment.non_overlap_cost` | `null` | any int or `null` |
+///
+/// ```
+/// use kstreams_assignor::engine::AssignmentConfigs;
+///
+/// let configs: AssignmentConfigs = serde_json::from_str(r#"{"num.standby.replicas": 1}"#).unwrap();
+/// assert_eq!(configs.num_standby_replicas, 1);
+/// assert_eq!(configs.acceptable_recovery_lag, 10_000);
+///
+/// let err = serde_json::from_str::<AssignmentConfigs>(r#"{"max.warmup.replicas": 0}"#).unwrap_err();
+/// assert!(err.to_string().contains("Invalid value 0 for configuration max.warmup.replicas: Value must be at least 1"));
+/// let err = serde_json::from_str::<AssignmentConfigs>(r#"{"num.standby.replica": 1}"#).unwrap_err();
+/// assert!(err.to_string().contains("unknown field `num.standby.replica`"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "RawAssignmentConfigs", into = "RawAssignmentConfigs")]
+#[non_exhaustive]
+pub struct AssignmentConfigs {
+    /// `num.standby.replicas`: standby replicas per stateful task.
+    pub num_standby_replicas: i32,
+    /// `acceptable.recovery.lag`: the largest lag at which a client counts as caught up
+    /// (`i64::MAX`: everyone is caught up).
+    pub acceptable_recovery_lag: i64,
+    /// `max.warmup.replicas`: warm-up replicas per rebalance for the whole group.
+    pub max_warmup_replicas: i32,
+    /// `probing.rebalance.interval.ms`: the delay of a follow-up probing rebalance.
+    pub probing_rebalance_interval_ms: i64,
+    /// `rack.aware.assignment.tags`: client tag keys to spread standbys over (KIP-708).
+    pub rack_aware_assignment_tags: Vec<String>,
+    /// `rack.aware.assignment.strategy` (KIP-925).
+    pub rack_aware_assignment_strategy: RackAwareStrategy,
+    /// `rack.aware.assignment.traffic_cost`; `None` lets each assignor pick its default.
+    pub rack_aware_assignment_traffic_cost: Option<i32>,
+    /// `rack.aware.assignment.non_overlap_cost`; `None` lets each assignor pick its default.
+    pub rack_aware_assignment_non_overlap_cost: Option<i32>,
+}
+
+impl Default for AssignmentConfigs {
+    fn default() -> Self {
+        Self {
+            num_standby_replicas: 0,
+            acceptable_recovery_lag: 10_000,
+            max_warmup_replicas: 2,
+            probing_rebalance_interval_ms: 600_000,
+            rack_aware_assignment_tags: Vec::new(),
+            rack_aware_assignment_strategy: RackAwareStrategy::None,
+            rack_aware_assignment_traffic_cost: None,
+            rack_aware_assignment_non_overlap_cost: None,
+        }
+    }
+}
+
+/// A configuration value Kafka would refuse. Prints as Kafka's `ConfigException` does.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Invalid value {value} for configuration {key}: {reason}")]
+#[non_exhaustive]
+pub struct ConfigError {
+    /// The dotted key.
+    pub key: &'static str,
+    /// The refused value, printed as Kafka prints it.
+    pub value: String,
+    /// Why it was refused.
+    pub reason: String,
+}
+
+impl AssignmentConfigs {
+    /// Sets `num.standby.replicas`.
+    pub fn with_num_standby_replicas(mut self, n: i32) -> Self {
+        self.num_standby_replicas = n;
+        self
+    }
+
+    /// Sets `acceptable.recovery.lag`.
+    pub fn with_acceptable_recovery_lag(mut self, lag: i64) -> Self {
+        self.acceptable_recovery_lag = lag;
+        self
+    }
+
+    /// Sets `max.warmup.replicas`.
+    pub fn with_max_warmup_replicas(mut self, n: i32) -> Self {
+        self.max_warmup_replicas = n;
+        self
+    }
+
+    /// Sets `probing.rebalance.interval.ms`.
+    pub fn with_probing_rebalance_interval_ms(mut self, ms: i64) -> Self {
+        self.probing_rebalance_interval_ms = ms;
+        self
+    }
+
+    /// Sets `rack.aware.assignment.tags`.
+    pub fn with_rack_aware_assignment_tags<S: Into<String>>(mut self, tags: impl IntoIterator<Item = S>) -> Self {
+        self.rack_aware_assignment_tags = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets `rack.aware.assignment.strategy`.
+    pub fn with_rack_aware_assignment_strategy(mut self, strategy: RackAwareStrategy) -> Self {
+        self.rack_aware_assignment_strategy = strategy;
+        self
+    }
+
+    /// Sets `rack.aware.assignment.traffic_cost` and `rack.aware.assignment.non_overlap_cost`.
+    pub fn with_rack_aware_costs(mut self, traffic_cost: Option<i32>, non_overlap_cost: Option<i32>) -> Self {
+        self.rack_aware_assignment_traffic_cost = traffic_cost;
+        self.rack_aware_assignment_non_overlap_cost = non_overlap_cost;
+        self
+    }
+
+    /// Checks every value as Kafka's validators do.
+    ///
+    /// ```
+    /// use kstreams_assignor::engine::AssignmentConfigs;
+    ///
+    /// assert!(AssignmentConfigs::default().validate().is_ok());
+    /// let err = AssignmentConfigs::default().with_probing_rebalance_interval_ms(1_000).validate().unwrap_err();
+    /// assert_eq!(err.key, "probing.rebalance.interval.ms");
+    /// ```
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        fn at_least(key: &'static str, value: i64, min: i64) -> Result<(), ConfigError> {
+            if value < min {
+                return Err(ConfigError { key, value: value.to_string(), reason: format!("Value must be at least {min}") });
+            }
+            Ok(())
+        }
+        at_least("acceptable.recovery.lag", self.acceptable_recovery_lag, 0)?;
+        at_least("max.warmup.replicas", self.max_warmup_replicas.into(), 1)?;
+        at_least("probing.rebalance.interval.ms", self.probing_rebalance_interval_ms, 60_000)?;
+        let tags = &self.rack_aware_assignment_tags;
+        let printed = || format!("[{}]", tags.join(", "));
+        if tags.len() > MAX_RACK_AWARE_ASSIGNMENT_TAGS {
+            return Err(ConfigError {
+                key: "rack.aware.assignment.tags",
+                value: printed(),
+                reason: format!("exceeds maximum list size of [{MAX_RACK_AWARE_ASSIGNMENT_TAGS}]."),
+            });
+        }
+        if tags.iter().any(String::is_empty) {
+            return Err(ConfigError {
+                key: "rack.aware.assignment.tags",
+                value: printed(),
+                reason: "Contains invalid value []. Tag key cannot be empty.".to_owned(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The serialised form: every key optional, unknown keys refused.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAssignmentConfigs {
+    #[serde(rename = "num.standby.replicas", default)]
+    num_standby_replicas: Option<i32>,
+    #[serde(rename = "acceptable.recovery.lag", default)]
+    acceptable_recovery_lag: Option<i64>,
+    #[serde(rename = "max.warmup.replicas", default)]
+    max_warmup_replicas: Option<i32>,
+    #[serde(rename = "probing.rebalance.interval.ms", default)]
+    probing_rebalance_interval_ms: Option<i64>,
+    #[serde(rename = "rack.aware.assignment.tags", default)]
+    rack_aware_assignment_tags: Option<Vec<String>>,
+    #[serde(rename = "rack.aware.assignment.strategy", default)]
+    rack_aware_assignment_strategy: Option<RackAwareStrategy>,
+    #[serde(rename = "rack.aware.assignment.traffic_cost", default)]
+    rack_aware_assignment_traffic_cost: Option<i32>,
+    #[serde(rename = "rack.aware.assignment.non_overlap_cost", default)]
+    rack_aware_assignment_non_overlap_cost: Option<i32>,
+}
+
+impl TryFrom<RawAssignmentConfigs> for AssignmentConfigs {
+    type Error = ConfigError;
+
+    fn try_from(raw: RawAssignmentConfigs) -> Result<Self, ConfigError> {
+        let d = Self::default();
+        let configs = Self {
+            num_standby_replicas: raw.num_standby_replicas.unwrap_or(d.num_standby_replicas),
+            acceptable_recovery_lag: raw.acceptable_recovery_lag.unwrap_or(d.acceptable_recovery_lag),
+            max_warmup_replicas: raw.max_warmup_replicas.unwrap_or(d.max_warmup_replicas),
+            probing_rebalance_interval_ms: raw.probing_rebalance_interval_ms.unwrap_or(d.probing_rebalance_interval_ms),
+            rack_aware_assignment_tags: raw.rack_aware_assignment_tags.unwrap_or_default(),
+            rack_aware_assignment_strategy: raw.rack_aware_assignment_strategy.unwrap_or_default(),
+            rack_aware_assignment_traffic_cost: raw.rack_aware_assignment_traffic_cost,
+            rack_aware_assignment_non_overlap_cost: raw.rack_aware_assignment_non_overlap_cost,
+        };
+        configs.validate()?;
+        Ok(configs)
+    }
+}
+
+impl From<AssignmentConfigs> for RawAssignmentConfigs {
+    fn from(c: AssignmentConfigs) -> Self {
+        Self {
+            num_standby_replicas: Some(c.num_standby_replicas),
+            acceptable_recovery_lag: Some(c.acceptable_recovery_lag),
+            max_warmup_replicas: Some(c.max_warmup_replicas),
+            probing_rebalance_interval_ms: Some(c.probing_rebalance_interval_ms),
+            rack_aware_assignment_tags: Some(c.rack_aware_assignment_tags),
+            rack_aware_assignment_strategy: Some(c.rack_aware_assignment_strategy),
+            rack_aware_assignment_traffic_cost: c.rack_aware_assignment_traffic_cost,
+            rack_aware_assignment_non_overlap_cost: c.rack_aware_assignment_non_overlap_cost,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_round_trip_with_kafka_keys() {
+        let json = serde_json::to_value(AssignmentConfigs::default()).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "num.standby.replicas": 0,
+                "acceptable.recovery.lag": 10000,
+                "max.warmup.replicas": 2,
+                "probing.rebalance.interval.ms": 600000,
+                "rack.aware.assignment.tags": [],
+                "rack.aware.assignment.strategy": "none",
+                "rack.aware.assignment.traffic_cost": null,
+                "rack.aware.assignment.non_overlap_cost": null,
+            })
+        );
+        let back: AssignmentConfigs = serde_json::from_value(json).unwrap();
+        assert_eq!(back, AssignmentConfigs::default());
+        assert_eq!(serde_json::from_str::<AssignmentConfigs>("{}").unwrap(), AssignmentConfigs::default());
+    }
+
+    #[test]
+    fn refuses_what_kafka_refuses() {
+        for (json, key) in [
+            (r#"{"acceptable.recovery.lag": -1}"#, "acceptable.recovery.lag"),
+            (r#"{"probing.rebalance.interval.ms": 59999}"#, "probing.rebalance.interval.ms"),
+            (r#"{"rack.aware.assignment.tags": ["a","b","c","d","e","f"]}"#, "rack.aware.assignment.tags"),
+            (r#"{"rack.aware.assignment.tags": [""]}"#, "rack.aware.assignment.tags"),
+        ] {
+            let err = serde_json::from_str::<AssignmentConfigs>(json).unwrap_err().to_string();
+            assert!(err.contains(key), "{json}: {err}");
+        }
+        let err = serde_json::from_str::<AssignmentConfigs>(r#"{"rack.aware.assignment.strategy": "fast"}"#);
+        assert!(err.unwrap_err().to_string().contains("unknown variant `fast`"));
+        let err = serde_json::from_str::<AssignmentConfigs>(r#"{"num.standby.replicas": 3000000000}"#);
+        assert!(err.is_err(), "num.standby.replicas is a Java int");
+    }
+
+    #[test]
+    fn accepts_what_kafka_accepts() {
+        let c: AssignmentConfigs = serde_json::from_str(
+            r#"{"num.standby.replicas": -1, "acceptable.recovery.lag": 9223372036854775807,
+                "rack.aware.assignment.strategy": "balance_subtopology",
+                "rack.aware.assignment.traffic_cost": 7}"#,
+        )
+        .unwrap();
+        assert_eq!(c.num_standby_replicas, -1);
+        assert_eq!(c.acceptable_recovery_lag, i64::MAX);
+        assert_eq!(c.rack_aware_assignment_strategy, RackAwareStrategy::BalanceSubtopology);
+        assert_eq!(c.rack_aware_assignment_traffic_cost, Some(7));
+    }
+}

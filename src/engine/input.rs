@@ -1,0 +1,226 @@
+//! What an assignor is given: the clients of the group, the tasks, the changelog end offsets and
+//! the configuration. This is the information Kafka Streams' leader holds after aggregating the
+//! subscriptions (`ClientState`s) and fetching the changelog end offsets.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::config::AssignmentConfigs;
+use crate::wire::{ProcessId, TaskId};
+
+/// One client (a Kafka Streams instance, all its stream threads together) as the leader sees it.
+///
+/// ```
+/// use kstreams_assignor::engine::ClientInput;
+/// use kstreams_assignor::wire::{ProcessId, TaskId, LATEST_OFFSET};
+///
+/// let client = ClientInput::new(ProcessId::NIL, 2)
+///     .with_task_offset_sums([(TaskId::new(0, 0), LATEST_OFFSET), (TaskId::new(0, 1), 950)])
+///     .with_client_tags([("zone", "eu-1a")]);
+/// assert_eq!(client.capacity, 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ClientInput {
+    /// The instance's process id.
+    pub process_id: ProcessId,
+    /// Its capacity: the number of its consumers (stream threads) in this rebalance. At least 1.
+    pub capacity: u32,
+    /// The changelog offset sums it reported per task (`taskOffsetSums` of its subscriptions,
+    /// merged over its consumers); [`LATEST_OFFSET`](crate::wire::LATEST_OFFSET) for tasks it
+    /// runs as active and [`UNKNOWN_OFFSET_SUM`](crate::wire::UNKNOWN_OFFSET_SUM) where unknown.
+    #[serde(default)]
+    pub task_offset_sums: BTreeMap<TaskId, i64>,
+    /// Tasks whose input partitions its consumers listed as owned (the consumer protocol's
+    /// `ownedPartitions`). With the `-2` offset sums they make Kafka's "previous active tasks";
+    /// the other reported tasks are its "previous standby tasks". Only the legacy sticky and
+    /// fallback assignors look at previous tasks.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub owned_active_tasks: BTreeSet<TaskId>,
+    /// The rack of its consumers (`client.rack`, KIP-881), if they set one.
+    #[serde(default)]
+    pub rack_id: Option<String>,
+    /// Its client tags (`client.tag.*`, KIP-708).
+    #[serde(default)]
+    pub client_tags: BTreeMap<String, String>,
+}
+
+impl ClientInput {
+    /// A client with no reported state, no rack and no tags.
+    pub fn new(process_id: ProcessId, capacity: u32) -> Self {
+        Self {
+            process_id,
+            capacity,
+            task_offset_sums: BTreeMap::new(),
+            owned_active_tasks: BTreeSet::new(),
+            rack_id: None,
+            client_tags: BTreeMap::new(),
+        }
+    }
+
+    /// Sets the reported offset sums.
+    pub fn with_task_offset_sums(mut self, sums: impl IntoIterator<Item = (TaskId, i64)>) -> Self {
+        self.task_offset_sums = sums.into_iter().collect();
+        self
+    }
+
+    /// Sets the tasks whose partitions the client owned.
+    pub fn with_owned_active_tasks(mut self, tasks: impl IntoIterator<Item = TaskId>) -> Self {
+        self.owned_active_tasks = tasks.into_iter().collect();
+        self
+    }
+
+    /// Sets the rack.
+    pub fn with_rack_id(mut self, rack: impl Into<String>) -> Self {
+        self.rack_id = Some(rack.into());
+        self
+    }
+
+    /// Sets the client tags.
+    pub fn with_client_tags<K: Into<String>, V: Into<String>>(mut self, tags: impl IntoIterator<Item = (K, V)>) -> Self {
+        self.client_tags = tags.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
+        self
+    }
+}
+
+/// Everything an assignor needs. Serialised with camelCase keys; `configs` uses Kafka's dotted
+/// keys (see [`AssignmentConfigs`]).
+///
+/// `changelogEndOffsetSums` must be present: an object mapping every stateful task to the sum of
+/// its changelog end offsets (see [`end_offset_sum`](crate::wire::end_offset_sum)), or `null`
+/// when the leader could not fetch them, in which case Kafka falls back to the
+/// `FallbackPriorTaskAssignor` (see [`assign`](super::assign)).
+///
+/// ```
+/// use kstreams_assignor::engine::AssignmentInput;
+///
+/// let input: AssignmentInput = serde_json::from_str(r#"{
+///     "configs": {"num.standby.replicas": 1},
+///     "clients": [
+///         {"processId": "00000000-0000-0000-0000-000000000001", "capacity": 1, "taskOffsetSums": {"0_0": -2}},
+///         {"processId": "00000000-0000-0000-0000-000000000002", "capacity": 1}
+///     ],
+///     "statefulTasks": ["0_0", "0_1"],
+///     "statelessTasks": ["1_0"],
+///     "changelogEndOffsetSums": {"0_0": 100, "0_1": 0}
+/// }"#).unwrap();
+/// assert_eq!(input.clients.len(), 2);
+/// assert!(serde_json::from_str::<AssignmentInput>(r#"{"clients": []}"#).is_err(), "end offsets are required");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct AssignmentInput {
+    /// The configuration.
+    #[serde(default)]
+    pub configs: AssignmentConfigs,
+    /// The clients, in any order (assignors sort them as Kafka does).
+    pub clients: Vec<ClientInput>,
+    /// Tasks with at least one changelog topic.
+    #[serde(default)]
+    pub stateful_tasks: BTreeSet<TaskId>,
+    /// Tasks without a changelog.
+    #[serde(default)]
+    pub stateless_tasks: BTreeSet<TaskId>,
+    /// The changelog end-offset sum of every stateful task, or `None` when fetching the end
+    /// offsets failed.
+    #[serde(deserialize_with = "Option::deserialize")]
+    pub changelog_end_offset_sums: Option<BTreeMap<TaskId, i64>>,
+}
+
+impl AssignmentInput {
+    /// An input with default configs, no clients, no tasks and (empty) end offsets.
+    pub fn new() -> Self {
+        Self {
+            configs: AssignmentConfigs::default(),
+            clients: Vec::new(),
+            stateful_tasks: BTreeSet::new(),
+            stateless_tasks: BTreeSet::new(),
+            changelog_end_offset_sums: Some(BTreeMap::new()),
+        }
+    }
+
+    /// Sets the configuration.
+    pub fn with_configs(mut self, configs: AssignmentConfigs) -> Self {
+        self.configs = configs;
+        self
+    }
+
+    /// Adds a client.
+    pub fn with_client(mut self, client: ClientInput) -> Self {
+        self.clients.push(client);
+        self
+    }
+
+    /// Adds stateful tasks with their changelog end-offset sums.
+    pub fn with_stateful_tasks(mut self, tasks: impl IntoIterator<Item = (TaskId, i64)>) -> Self {
+        for (task, end) in tasks {
+            self.stateful_tasks.insert(task.clone());
+            self.changelog_end_offset_sums.get_or_insert_with(BTreeMap::new).insert(task, end);
+        }
+        self
+    }
+
+    /// Adds stateless tasks.
+    pub fn with_stateless_tasks(mut self, tasks: impl IntoIterator<Item = TaskId>) -> Self {
+        self.stateless_tasks.extend(tasks);
+        self
+    }
+
+    /// Marks the end offsets as not fetched.
+    pub fn with_end_offsets_unavailable(mut self) -> Self {
+        self.changelog_end_offset_sums = None;
+        self
+    }
+}
+
+impl Default for AssignmentInput {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// An input no assignor can work on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InputError {
+    /// The configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] super::config::ConfigError),
+    /// There are no clients (Kafka's leader is always one; its assignors fail without clients).
+    #[error("no clients")]
+    NoClients,
+    /// Two clients have the same process id.
+    #[error("process id {0} appears twice")]
+    DuplicateProcessId(ProcessId),
+    /// A client's capacity is 0 or does not fit a Java int.
+    #[error("client {process_id} has capacity {capacity}; it must be between 1 and 2147483647")]
+    InvalidCapacity {
+        /// The client.
+        process_id: ProcessId,
+        /// Its capacity.
+        capacity: u32,
+    },
+    /// A task is both stateful and stateless.
+    #[error("task {0} is both stateful and stateless")]
+    TaskBothStatefulAndStateless(TaskId),
+    /// Some tasks have a named topology and others do not (Java's `TaskId.compareTo` throws).
+    #[error("tasks {0} and {1} mix a named topology with the unnamed one")]
+    MixedNamedTopologies(TaskId, TaskId),
+    /// A stateful task has no changelog end-offset sum.
+    #[error("stateful task {0} has no changelog end-offset sum")]
+    MissingEndOffsetSum(TaskId),
+    /// An end-offset sum is given for a task that is not stateful.
+    #[error("changelog end-offset sum given for {0}, which is not a stateful task")]
+    UnexpectedEndOffsetSum(TaskId),
+    /// A client owned the partitions of a task that does not exist.
+    #[error("client {process_id} owned partitions of unknown task {task}")]
+    UnknownOwnedTask {
+        /// The client.
+        process_id: ProcessId,
+        /// The task.
+        task: TaskId,
+    },
+}

@@ -1,0 +1,168 @@
+//! The high-availability assignor's per-task lag tables: which clients are caught up on a task
+//! (Kafka's `tasksToCaughtUpClients`) and all clients sorted by lag (`tasksToClientByLag`).
+//!
+//! Kafka builds both tables over every (task, client) pair. Here only the clients that reported an
+//! offset sum for a task are stored: every other client has the same lag (the whole end-offset
+//! sum), so it is caught up or not as a group and sits in the lag order as a block sorted by
+//! process id, which a merge produces on demand.
+
+use super::model::{Client, Model, Task};
+use crate::wire::TaskLag;
+
+/// Lags per stateful task.
+#[derive(Debug)]
+pub(crate) struct LagIndex {
+    /// Per task: the clients that reported it, sorted by (lag, client).
+    reported: Vec<Vec<(i64, Client)>>,
+    /// Per task: the number of caught-up clients.
+    caught_up_count: Vec<usize>,
+    /// Per task: whether the clients that did not report it are caught up.
+    others_caught_up: Vec<bool>,
+    /// Per task: the reporters whose caught-up state differs from the others', sorted.
+    exceptions: Vec<Vec<Client>>,
+    num_clients: usize,
+}
+
+impl LagIndex {
+    /// Builds the tables for the model's stateful tasks.
+    ///
+    /// Complexity: O(N + R log R) for N clients and R reported offset sums.
+    pub(crate) fn new(model: &Model<'_>) -> Self {
+        let acceptable_recovery_lag = model.input.configs.acceptable_recovery_lag;
+        let mut reported: Vec<Vec<(i64, Client)>> = vec![Vec::new(); model.tasks.len()];
+        for (c, client) in model.clients.iter().enumerate() {
+            for &t in client.reported.keys() {
+                if model.stateful[t as usize] {
+                    reported[t as usize].push((model.lag(c, t), c));
+                }
+            }
+        }
+        let n = model.num_clients();
+        let mut caught_up_count = vec![0; model.tasks.len()];
+        let mut others_caught_up = vec![false; model.tasks.len()];
+        let mut exceptions = vec![Vec::new(); model.tasks.len()];
+        for &t in &model.stateful_tasks {
+            let t = t as usize;
+            let list = &mut reported[t];
+            list.sort_unstable();
+            let caught_up = |lag: i64| TaskLag(lag).is_caught_up(acceptable_recovery_lag);
+            let reporters = list.iter().filter(|(lag, _)| caught_up(*lag)).count();
+            others_caught_up[t] = caught_up(model.unreported_lag(t as Task));
+            caught_up_count[t] = reporters + if others_caught_up[t] { n - list.len() } else { 0 };
+            exceptions[t] = list.iter().filter(|(lag, _)| caught_up(*lag) != others_caught_up[t]).map(|&(_, c)| c).collect();
+            exceptions[t].sort_unstable();
+        }
+        Self { reported, caught_up_count, others_caught_up, exceptions, num_clients: n }
+    }
+
+    /// Whether client `c` is caught up on task `t` (lag `-2`, an unbounded acceptable lag, or
+    /// `0 ≤ lag ≤ acceptable.recovery.lag`).
+    pub(crate) fn is_caught_up(&self, c: Client, t: Task) -> bool {
+        self.others_caught_up[t as usize] != self.exceptions[t as usize].binary_search(&c).is_ok()
+    }
+
+    /// The number of clients caught up on `t`.
+    pub(crate) fn caught_up_count(&self, t: Task) -> usize {
+        self.caught_up_count[t as usize]
+    }
+
+    /// The lag of the first client in `t`'s lag order.
+    pub(crate) fn smallest_lag(&self, model: &Model<'_>, t: Task) -> i64 {
+        let list = &self.reported[t as usize];
+        let first_reported = list.first().map(|&(lag, _)| lag);
+        if list.len() < self.num_clients {
+            let others = model.unreported_lag(t);
+            first_reported.map_or(others, |lag| lag.min(others))
+        } else {
+            first_reported.expect("a task with clients has a lag order")
+        }
+    }
+
+    /// Kafka's `mostCaughtUpEligibleClient`: the first client in `t`'s (lag, process id) order
+    /// that `eligible` accepts, looking only at clients before `destination`.
+    ///
+    /// Complexity: O(k + r) for k clients visited and r reporters skipped in the unreported block.
+    pub(crate) fn most_caught_up_eligible(
+        &self,
+        model: &Model<'_>,
+        t: Task,
+        destination: Client,
+        mut eligible: impl FnMut(Client) -> bool,
+    ) -> Option<Client> {
+        let list = &self.reported[t as usize];
+        let others_lag = model.unreported_lag(t);
+        let is_reporter = |c: Client| model.clients[c].reported.contains_key(&t);
+        let advance_other = |from: usize| (from..self.num_clients).find(|&c| !is_reporter(c));
+        let mut other = advance_other(0);
+        let mut i = 0usize;
+        loop {
+            let from_list = list.get(i).copied();
+            let pick = match (from_list, other) {
+                (None, None) => return None,
+                (Some(entry), None) => {
+                    i += 1;
+                    entry.1
+                }
+                (None, Some(c)) => {
+                    other = advance_other(c + 1);
+                    c
+                }
+                (Some(entry), Some(c)) => {
+                    if entry <= (others_lag, c) {
+                        i += 1;
+                        entry.1
+                    } else {
+                        other = advance_other(c + 1);
+                        c
+                    }
+                }
+            };
+            if pick == destination {
+                return None;
+            }
+            if eligible(pick) {
+                return Some(pick);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::scenario;
+
+    /// The index answers as Kafka's full tables would (every client, sorted by (lag, process id)).
+    #[test]
+    fn agrees_with_the_full_tables() {
+        for index in 0..60 {
+            let s = scenario::random(5, index);
+            if s.input.changelog_end_offset_sums.is_none() {
+                continue;
+            }
+            let model = Model::new(&s.input).unwrap();
+            let lags = LagIndex::new(&model);
+            let acceptable = s.input.configs.acceptable_recovery_lag;
+            for &t in &model.stateful_tasks {
+                let mut order: Vec<(i64, Client)> = (0..model.num_clients()).map(|c| (model.lag(c, t), c)).collect();
+                order.sort_unstable();
+                assert_eq!(lags.smallest_lag(&model, t), order[0].0);
+                let caught_up: Vec<bool> =
+                    (0..model.num_clients()).map(|c| TaskLag(model.lag(c, t)).is_caught_up(acceptable)).collect();
+                assert_eq!(lags.caught_up_count(t), caught_up.iter().filter(|&&b| b).count());
+                for (c, &expected) in caught_up.iter().enumerate() {
+                    assert_eq!(lags.is_caught_up(c, t), expected);
+                }
+                for (position, &(_, destination)) in order.iter().enumerate() {
+                    let before = &order[..position];
+                    let odd = |c: Client| c % 2 == 1;
+                    assert_eq!(lags.most_caught_up_eligible(&model, t, destination, |_| true), before.first().map(|e| e.1));
+                    assert_eq!(
+                        lags.most_caught_up_eligible(&model, t, destination, odd),
+                        before.iter().map(|e| e.1).find(|&c| odd(c))
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Kafka Streams' task assignors, deciding exactly as the Java classes of
+//! `org.apache.kafka:kafka-streams:4.4.0` do.
+//!
+//! The engine is sans-IO and deterministic: an [`AssignmentInput`] (the clients with their
+//! capacities, reported offset sums and tags, the stateful and stateless tasks, the changelog
+//! end-offset sums and the [`AssignmentConfigs`]) goes in, an [`Assignment`] (active, standby and
+//! warm-up tasks per client, and whether a probing rebalance should follow) comes out.
+//!
+//! | assignor | Kafka class | file |
+//! |---|---|---|
+//! | [`HighAvailabilityTaskAssignor`] | `HighAvailabilityTaskAssignor` (default) | `high_availability.rs`, `task_movement.rs`, `balance.rs` |
+//! | default standby placement | `DefaultStandbyTaskAssignor` | `standby/default.rs` |
+//! | tag-aware standby placement (KIP-708) | `ClientTagAwareStandbyTaskAssignor` | `standby/client_tag_aware.rs` |
+//! | [`LegacyStickyTaskAssignor`] | `LegacyStickyTaskAssignor` | `legacy_sticky.rs` |
+//! | [`FallbackPriorTaskAssignor`] | `FallbackPriorTaskAssignor` | `fallback_prior.rs` |
+//!
+//! [`assign`] also makes the leader's choice between them. Rack-aware optimisation (KIP-925) has a
+//! seam in `rack_aware.rs` but is not implemented; inputs carry no partition racks, for which
+//! Kafka disables it too.
+//!
+//! Java decides ties by its own orders, which the engine reproduces: process ids as Java's
+//! `UUID.compareTo` ([`cmp_process_ids`]), task ids as `TaskId.compareTo` ([`cmp_task_ids`]),
+//! loads as `double`s computed in Java's operation order, priority queues keyed `(load, process
+//! id)`, the heap of `java.util.PriorityQueue` where Kafka's queue goes out of order (tied task
+//! movements; task movements that change queued clients' loads), and the iteration order of JDK
+//! 17's `HashMap`/`HashSet` (tree bins included) where Kafka iterates one. Where Kafka's answer
+//! depends on something outside the input, the engine fixes it: members join in ascending
+//! `ProcessId` order (this only matters to the legacy sticky assignor, for process ids that share
+//! a hash bucket) and the leader builds its task collections as `StreamsPartitionAssignor` does
+//! for sub-topologies numbered from 0.
+//!
+//! ```
+//! use kstreams_assignor::engine::{assign, AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput};
+//! use kstreams_assignor::wire::{ProcessId, TaskId};
+//!
+//! let clients = ["00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000002"];
+//! let mut input = AssignmentInput::new().with_configs(AssignmentConfigs::default().with_num_standby_replicas(1));
+//! for id in clients {
+//!     input = input.with_client(ClientInput::new(id.parse().unwrap(), 2));
+//! }
+//! let input = input.with_stateful_tasks((0..4).map(|p| (TaskId::new(0, p), 0)));
+//! let out = assign(AssignorKind::HighAvailability, &input).unwrap();
+//! for client in &out.clients {
+//!     assert_eq!((client.active_tasks.len(), client.standby_tasks.len()), (2, 2));
+//! }
+//! ```
+
+mod assignor;
+mod balance;
+mod config;
+mod fallback_prior;
+mod high_availability;
+mod input;
+mod java_hash;
+mod java_queue;
+mod lags;
+mod leader_collections;
+mod legacy_sticky;
+mod model;
+mod order;
+mod output;
+mod priority_set;
+mod rack_aware;
+pub mod scenario;
+mod standby;
+mod task_movement;
+
+pub use assignor::{AssignError, AssignorKind, TaskAssignor, UnknownAssignor, assign, effective_assignor};
+pub use config::{AssignmentConfigs, ConfigError, MAX_RACK_AWARE_ASSIGNMENT_TAGS, RackAwareStrategy};
+pub use fallback_prior::FallbackPriorTaskAssignor;
+pub use high_availability::HighAvailabilityTaskAssignor;
+pub use input::{AssignmentInput, ClientInput, InputError};
+pub use legacy_sticky::LegacyStickyTaskAssignor;
+pub use order::{cmp_process_ids, cmp_task_ids};
+pub use output::{Assignment, ClientAssignment, Followup, Warmup};

@@ -1,0 +1,122 @@
+//! What an assignor decides: tasks per client and whether a follow-up probing rebalance is wanted.
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{Client, Model, Placement, Task};
+use crate::wire::{ProcessId, TaskId};
+
+/// The tasks one client gets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ClientAssignment {
+    /// The client.
+    pub process_id: ProcessId,
+    /// Its active tasks, in Java `TaskId` order.
+    pub active_tasks: Vec<TaskId>,
+    /// Its standby tasks (warm-ups included), in Java `TaskId` order.
+    pub standby_tasks: Vec<TaskId>,
+    /// The standby tasks that are warm-up replicas: copies beyond `num.standby.replicas` placed so
+    /// that the client can catch up before a later rebalance moves an active (or standby) task to
+    /// it. On the wire a warm-up is an ordinary standby.
+    pub warmup_tasks: Vec<TaskId>,
+}
+
+/// A warm-up replica the follow-up rebalance is waiting for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Warmup {
+    /// The task being restored.
+    pub task_id: TaskId,
+    /// The client restoring it.
+    pub process_id: ProcessId,
+}
+
+/// The follow-up an assignment asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Followup {
+    /// Whether the leader should schedule a probing rebalance (Kafka: the assignor returned
+    /// `true`; the leader then sets a deadline on its own client).
+    pub probing_rebalance_needed: bool,
+    /// How long after this rebalance the probing rebalance should happen
+    /// (`probing.rebalance.interval.ms`); meaningful only when one is needed.
+    pub probing_rebalance_interval_ms: i64,
+    /// The warm-ups to watch, in (task, client) order: once these have caught up, the probing
+    /// rebalance can move the tasks.
+    pub watch_list: Vec<Warmup>,
+}
+
+/// An assignment for every client of the group.
+///
+/// ```
+/// use kstreams_assignor::engine::{assign, AssignmentInput, AssignorKind, ClientInput};
+/// use kstreams_assignor::wire::{ProcessId, TaskId};
+///
+/// let input = AssignmentInput::new()
+///     .with_client(ClientInput::new(ProcessId::NIL, 1))
+///     .with_stateless_tasks([TaskId::new(0, 0)]);
+/// let assignment = assign(AssignorKind::HighAvailability, &input).unwrap();
+/// assert_eq!(assignment.clients[0].active_tasks, [TaskId::new(0, 0)]);
+/// assert!(!assignment.followup.probing_rebalance_needed);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Assignment {
+    /// Kafka's class name of the assignor that decided (see [`AssignorKind`](super::AssignorKind)).
+    pub assignor: String,
+    /// One entry per client, in Java `ProcessId` order.
+    pub clients: Vec<ClientAssignment>,
+    /// The follow-up signal.
+    pub followup: Followup,
+}
+
+impl Assignment {
+    /// The entry of one client.
+    pub fn client(&self, process_id: &ProcessId) -> Option<&ClientAssignment> {
+        self.clients.iter().find(|c| c.process_id == *process_id)
+    }
+
+    /// Builds the output from a placement; `warmups` lists (client, task) pairs.
+    pub(crate) fn from_placement(
+        assignor: &str,
+        model: &Model<'_>,
+        placement: &Placement,
+        probing_rebalance_needed: bool,
+        mut warmups: Vec<(Client, Task)>,
+    ) -> Self {
+        warmups.sort_unstable_by_key(|&(c, t)| (t, c));
+        warmups.dedup();
+        let task = |t: &Task| model.tasks[*t as usize].clone();
+        let mut clients: Vec<ClientAssignment> = model
+            .clients
+            .iter()
+            .enumerate()
+            .map(|(c, client)| ClientAssignment {
+                process_id: client.process_id,
+                active_tasks: placement.active[c].iter().map(task).collect(),
+                standby_tasks: placement.standby[c].iter().map(task).collect(),
+                warmup_tasks: Vec::new(),
+            })
+            .collect();
+        let mut by_client: Vec<&(Client, Task)> = warmups.iter().collect();
+        by_client.sort_unstable();
+        for &&(c, t) in &by_client {
+            clients[c].warmup_tasks.push(task(&t));
+        }
+        let watch_list =
+            warmups.iter().map(|&(c, t)| Warmup { task_id: task(&t), process_id: model.clients[c].process_id }).collect();
+        Self {
+            assignor: assignor.to_owned(),
+            clients,
+            followup: Followup {
+                probing_rebalance_needed,
+                probing_rebalance_interval_ms: model.input.configs.probing_rebalance_interval_ms,
+                watch_list,
+            },
+        }
+    }
+}

@@ -1,0 +1,366 @@
+//! Kafka's `ConstrainedPrioritySet`: clients ordered by a load, then by process id, polled with a
+//! constraint.
+//!
+//! Kafka keeps the clients in a `java.util.PriorityQueue` whose comparator reads the load at
+//! comparison time. Where no queued client's load changes before it is re-offered (standby
+//! placement, stateless tasks), the queue always returns the minimum of the current loads, and
+//! [`PrioritySet`], an ordered set keyed by `(load, client index)`, makes the same choices. Client
+//! indices are in Java `ProcessId` order, so the tie-break is Java's. The task movements change
+//! queued clients' loads; they use [`JavaPrioritySet`], which replays Java's heap.
+
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+
+use super::java_hash::{JavaHashCode, JavaHashSet, spread};
+use super::model::Client;
+use super::order::{cmp_loads, cmp_process_ids};
+use crate::wire::ProcessId;
+
+/// A load with Java's `Double.compare` order.
+#[derive(Debug, Clone, Copy)]
+struct Load(f64);
+
+impl PartialEq for Load {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Load {}
+impl PartialOrd for Load {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Load {
+    fn cmp(&self, other: &Self) -> Ordering {
+        cmp_loads(self.0, other.0)
+    }
+}
+
+/// Clients by `(load, process id)`.
+#[derive(Debug)]
+pub(crate) struct PrioritySet {
+    queue: BTreeSet<(Load, Client)>,
+    /// The key each queued client was offered with.
+    key: Vec<Option<Load>>,
+}
+
+impl PrioritySet {
+    /// An empty set for `n` clients.
+    pub(crate) fn new(n: usize) -> Self {
+        Self { queue: BTreeSet::new(), key: vec![None; n] }
+    }
+
+    /// Kafka's `offer`: (re-)inserts `client` with its current `load`.
+    ///
+    /// Complexity: O(log n).
+    pub(crate) fn offer(&mut self, client: Client, load: f64) {
+        if let Some(old) = self.key[client].take() {
+            self.queue.remove(&(old, client));
+        }
+        self.key[client] = Some(Load(load));
+        self.queue.insert((Load(load), client));
+    }
+
+    /// Kafka's `poll(task, constraint)`: removes and returns the least loaded client accepted by
+    /// `accept`; the clients rejected on the way stay queued.
+    ///
+    /// Complexity: O(r + log n) for r rejected clients.
+    pub(crate) fn poll(&mut self, mut accept: impl FnMut(Client) -> bool) -> Option<Client> {
+        let entry = *self.queue.iter().find(|e| accept(e.1))?;
+        self.queue.remove(&entry);
+        self.key[entry.1] = None;
+        Some(entry.1)
+    }
+}
+
+/// A load and a client index as one integer ordered as Java's `(load, ProcessId)`: loads are
+/// finite and not negative (tasks / threads), so their IEEE bits order as the values do.
+fn sort_key(load: f64, client: Client) -> u128 {
+    debug_assert!(load >= 0.0 && load.is_finite() && load.to_bits() >> 63 == 0);
+    (u128::from(load.to_bits()) << 64) | client as u128
+}
+
+/// Kafka's `ConstrainedPrioritySet` replayed exactly, for callers that change a queued client's
+/// load before re-offering it.
+///
+/// The task movements do that: the destination loses its task while queued, and the source may be
+/// queued too. Java's `PriorityQueue` compares with the loads of the moment, so a stale entry can
+/// leave the heap out of order, and later polls then return a client that is not the least
+/// loaded. Reproducing Kafka's choices needs its exact array: `java.util.PriorityQueue`'s sift-up
+/// and sift-down, `remove(Object)` by linear search, rejected clients re-offered in the iteration
+/// order of the `HashSet` that collected them.
+///
+/// The loads are kept here ([`set_load`](Self::set_load)); the caller updates a client's load as
+/// soon as its assignment changes, which is when Java's comparator would start to see the new
+/// value.
+#[derive(Debug)]
+pub(crate) struct JavaPrioritySet {
+    heap: Vec<Client>,
+    queued: Vec<bool>,
+    /// `(load, client)` of each client as one integer (see [`sort_key`]).
+    keys: Vec<u128>,
+    /// `HashMap.hash` of each client's process id, for the order of rejected clients.
+    hashes: Vec<i32>,
+    process_ids: Vec<ProcessId>,
+    rejected: Vec<Client>,
+    counts: Vec<u8>,
+    starts: Vec<usize>,
+    sorted: Vec<Client>,
+}
+
+impl JavaPrioritySet {
+    /// An empty set over clients with these process ids (in Java order) and loads.
+    pub(crate) fn new(process_ids: Vec<ProcessId>, loads: Vec<f64>) -> Self {
+        let n = process_ids.len();
+        let hashes = process_ids.iter().map(|p| spread(p.java_hash_code())).collect();
+        Self {
+            heap: Vec::with_capacity(n),
+            queued: vec![false; n],
+            keys: loads.iter().enumerate().map(|(c, &load)| sort_key(load, c)).collect(),
+            hashes,
+            process_ids,
+            rejected: Vec::new(),
+            counts: Vec::new(),
+            starts: Vec::new(),
+            sorted: Vec::new(),
+        }
+    }
+
+    /// Records the current load of `client`.
+    pub(crate) fn set_load(&mut self, client: Client, load: f64) {
+        self.keys[client] = sort_key(load, client);
+    }
+
+    /// Java's comparator: `(load, ProcessId)` with the current loads.
+    fn less(&self, a: Client, b: Client) -> Ordering {
+        self.keys[a].cmp(&self.keys[b])
+    }
+
+    fn sift_up(&mut self, mut k: usize, x: Client) {
+        while k > 0 {
+            let parent = (k - 1) >> 1;
+            let e = self.heap[parent];
+            if self.less(x, e) != Ordering::Less {
+                break;
+            }
+            self.heap[k] = e;
+            k = parent;
+        }
+        self.heap[k] = x;
+    }
+
+    fn sift_down(&mut self, mut k: usize, x: Client) {
+        let n = self.heap.len();
+        let half = n >> 1;
+        while k < half {
+            let mut child = 2 * k + 1;
+            let mut c = self.heap[child];
+            let right = child + 1;
+            if right < n && self.less(c, self.heap[right]) == Ordering::Greater {
+                child = right;
+                c = self.heap[child];
+            }
+            if self.less(x, c) != Ordering::Greater {
+                break;
+            }
+            self.heap[k] = c;
+            k = child;
+        }
+        self.heap[k] = x;
+    }
+
+    /// `PriorityQueue.poll`.
+    fn queue_poll(&mut self) -> Option<Client> {
+        let x = self.heap.pop()?;
+        if self.heap.is_empty() {
+            return Some(x);
+        }
+        let result = self.heap[0];
+        self.sift_down(0, x);
+        Some(result)
+    }
+
+    /// `PriorityQueue.remove(Object)`: linear search, then `removeAt`.
+    fn queue_remove(&mut self, x: Client) {
+        let Some(i) = self.heap.iter().position(|&c| c == x) else { return };
+        let moved = self.heap.pop().expect("non-empty");
+        if i == self.heap.len() {
+            return;
+        }
+        self.sift_down(i, moved);
+        if self.heap[i] == moved {
+            self.sift_up(i, moved);
+        }
+    }
+
+    /// Kafka's `offer`: a queued client is removed first, then the client is added.
+    ///
+    /// Complexity: O(n) for a queued client (Java's `remove(Object)` searches the array),
+    /// O(log n) otherwise.
+    pub(crate) fn offer(&mut self, client: Client) {
+        if self.queued[client] {
+            self.queue_remove(client);
+        } else {
+            self.queued[client] = true;
+        }
+        self.heap.push(client);
+        let k = self.heap.len() - 1;
+        self.sift_up(k, client);
+    }
+
+    /// Kafka's `poll(task, constraint)`: pops clients until `accept` takes one; the rejected ones
+    /// are offered back in the iteration order of a `HashSet<ProcessId>` filled in pop order.
+    ///
+    /// Complexity: O((r + 1) · log n) for r rejected clients, as in Kafka.
+    pub(crate) fn poll(&mut self, mut accept: impl FnMut(Client) -> bool) -> Option<Client> {
+        let mut rejected = std::mem::take(&mut self.rejected);
+        rejected.clear();
+        if !self.heap.iter().any(|&c| accept(c)) && self.is_ordered() {
+            // Java pops every client, in key order since the heap is in order, and offers them
+            // all back: only the order of the keys matters, not the pops.
+            rejected.extend_from_slice(&self.heap);
+            self.heap.clear();
+            let keys = &self.keys;
+            rejected.sort_unstable_by_key(|&c| keys[c]);
+            for &c in &rejected {
+                self.queued[c] = false;
+            }
+            self.hash_set_order(&mut rejected);
+            for &c in &rejected {
+                self.offer(c);
+            }
+            self.rejected = rejected;
+            return None;
+        }
+        let mut found = None;
+        while let Some(c) = self.queue_poll() {
+            self.queued[c] = false;
+            if accept(c) {
+                found = Some(c);
+                break;
+            }
+            rejected.push(c);
+        }
+        self.hash_set_order(&mut rejected);
+        for &c in &rejected {
+            self.offer(c);
+        }
+        self.rejected = rejected;
+        found
+    }
+
+    /// Whether every parent is at most its children under the current loads.
+    fn is_ordered(&self) -> bool {
+        (1..self.heap.len()).all(|i| self.less(self.heap[(i - 1) >> 1], self.heap[i]) != Ordering::Greater)
+    }
+
+    /// Reorders `clients` (distinct, in insertion order) into the iteration order of a
+    /// `new HashSet<ProcessId>()` they were added to: by bucket of the final table, insertion
+    /// order within a bucket, unless a bucket ever reached 9 entries (then the exact replay).
+    fn hash_set_order(&mut self, clients: &mut Vec<Client>) {
+        let k = clients.len();
+        if k <= 1 {
+            return;
+        }
+        // Capacities the table passes through, and how many entries each one held (the entry
+        // that crosses the threshold is added before the table doubles).
+        let mut capacity = 16usize;
+        let mut levels = Vec::new();
+        loop {
+            let threshold = capacity * 3 / 4;
+            levels.push((capacity, (threshold + 1).min(k)));
+            if k <= threshold {
+                break;
+            }
+            capacity *= 2;
+        }
+        let mut counts = std::mem::take(&mut self.counts);
+        let crowded = k >= 9
+            && levels.iter().any(|&(cap, upto)| {
+                counts.clear();
+                counts.resize(cap, 0);
+                clients[..upto].iter().any(|&c| {
+                    let n = &mut counts[self.hashes[c] as u32 as usize & (cap - 1)];
+                    *n += 1;
+                    *n >= 9
+                })
+            });
+        self.counts = counts;
+        if crowded {
+            let mut set: JavaHashSet<ProcessId> = JavaHashSet::new();
+            for &c in clients.iter() {
+                set.add(self.process_ids[c]);
+            }
+            *clients = set
+                .keys()
+                .map(|pid| self.process_ids.binary_search_by(|p| cmp_process_ids(p, pid)).expect("a client"))
+                .collect();
+            return;
+        }
+        // A stable counting sort by bucket.
+        let mask = capacity - 1;
+        let mut starts = std::mem::take(&mut self.starts);
+        starts.clear();
+        starts.resize(capacity + 1, 0);
+        for &c in clients.iter() {
+            starts[(self.hashes[c] as u32 as usize & mask) + 1] += 1;
+        }
+        for b in 0..capacity {
+            starts[b + 1] += starts[b];
+        }
+        let mut sorted = std::mem::take(&mut self.sorted);
+        sorted.clear();
+        sorted.resize(k, 0);
+        for &c in clients.iter() {
+            let b = self.hashes[c] as u32 as usize & mask;
+            sorted[starts[b]] = c;
+            starts[b] += 1;
+        }
+        std::mem::swap(clients, &mut sorted);
+        self.sorted = sorted;
+        self.starts = starts;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replays_java_priority_queue_when_a_queued_load_changes() {
+        // Process ids in the order of their indices, hashing to their indices.
+        let pids: Vec<ProcessId> = (0..8u128).map(|i| ProcessId(uuid::Uuid::from_u128(i))).collect();
+        let mut set = JavaPrioritySet::new(pids, vec![5.0, 0.0, 1.0, 4.0, 1.0, 3.0, 5.0, 5.0]);
+        for c in 0..8 {
+            set.offer(c);
+        }
+        assert_eq!(set.poll(|c| c == 1), Some(1));
+        // Client 1 takes a task from client 4, which is still queued with its old load.
+        set.set_load(1, 1.0);
+        set.set_load(4, 0.0);
+        set.offer(1);
+        set.offer(4);
+        // The queue is now out of order: Java's PriorityQueue (checked with JDK 17) polls 4, 2, 1
+        // although clients 1 and 2 both have load 1 and 1 sorts first.
+        let polls: Vec<Client> = (0..3).map(|_| set.poll(|_| true).unwrap()).collect();
+        assert_eq!(polls, [4, 2, 1]);
+
+        let mut sorted = PrioritySet::new(8);
+        for (c, load) in [5.0, 1.0, 1.0, 4.0, 0.0, 3.0, 5.0, 5.0].into_iter().enumerate() {
+            sorted.offer(c, load);
+        }
+        let polls: Vec<Client> = (0..3).map(|_| sorted.poll(|_| true).unwrap()).collect();
+        assert_eq!(polls, [4, 1, 2]);
+    }
+
+    #[test]
+    fn rejected_clients_come_back_in_hash_set_order() {
+        // Client i hashes to 31 - 2i; a HashSet of the rejected clients iterates by bucket.
+        let pids: Vec<ProcessId> = (0..4u128).map(|i| ProcessId(uuid::Uuid::from_u128(31 - 2 * i))).collect();
+        let mut order = vec![0, 1, 2, 3];
+        let mut set = JavaPrioritySet::new(pids, vec![0.0; 4]);
+        set.hash_set_order(&mut order);
+        assert_eq!(order, [3, 2, 1, 0]);
+    }
+}

@@ -1,0 +1,221 @@
+//! Invariants every assignor keeps, checked on generated inputs (proptest).
+//!
+//! * every task has exactly one active, and no client holds two copies of a task;
+//! * stateless tasks have no standbys; each stateful task has `min(num.standby.replicas, N − 1)`
+//!   standbys besides its warm-ups, and warm-ups stay within `max.warmup.replicas`;
+//! * the high-availability assignor's target (a fresh group: nothing to move) is balanced within
+//!   Kafka's bound (`TaskAssignorConvergenceTest`: actives per thread, and stateful tasks per
+//!   thread, differ by at most 1 between clients);
+//! * the output does not depend on the order of the clients in the input.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use kstreams_assignor::engine::scenario::{self, Rng};
+use kstreams_assignor::engine::{
+    Assignment, AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput, assign, effective_assignor,
+};
+use kstreams_assignor::wire::{LATEST_OFFSET, TaskId, TaskLag, UNKNOWN_OFFSET_SUM};
+use proptest::prelude::*;
+
+/// A small group drawn from shrinkable parameters.
+#[derive(Debug, Clone)]
+struct Params {
+    capacities: Vec<u32>,
+    subtopologies: Vec<(u8, bool)>,
+    standbys: i32,
+    max_warmups: i32,
+    acceptable_lag: i64,
+    tags: bool,
+    seed: u64,
+    fetch_failed: bool,
+}
+
+fn params() -> impl Strategy<Value = Params> {
+    (
+        prop::collection::vec(1u32..=4, 1..=12),
+        prop::collection::vec((1u8..=12, any::<bool>()), 1..=5),
+        0i32..=3,
+        1i32..=4,
+        prop::sample::select(vec![0i64, 100, 10_000, i64::MAX]),
+        any::<bool>(),
+        any::<u64>(),
+        prop::bool::weighted(0.1),
+    )
+        .prop_map(|(capacities, subtopologies, standbys, max_warmups, acceptable_lag, tags, seed, fetch_failed)| Params {
+            capacities,
+            subtopologies,
+            standbys,
+            max_warmups,
+            acceptable_lag,
+            tags,
+            seed,
+            fetch_failed,
+        })
+}
+
+/// Builds an input: random process ids, tags and offset sums from `seed`.
+fn build(p: &Params, fresh: bool) -> AssignmentInput {
+    let mut rng = Rng::new(p.seed);
+    let mut configs = AssignmentConfigs::default()
+        .with_num_standby_replicas(p.standbys)
+        .with_max_warmup_replicas(p.max_warmups)
+        .with_acceptable_recovery_lag(p.acceptable_lag);
+    if p.tags {
+        configs = configs.with_rack_aware_assignment_tags(["zone", "rack"]);
+    }
+    let mut input = AssignmentInput::new().with_configs(configs);
+    let mut stateful = Vec::new();
+    let mut stateless = Vec::new();
+    for (s, &(partitions, is_stateful)) in p.subtopologies.iter().enumerate() {
+        for q in 0..i32::from(partitions) {
+            let task = TaskId::new(s as i32, q);
+            if is_stateful { stateful.push(task) } else { stateless.push(task) }
+        }
+    }
+    let ends: Vec<i64> = stateful.iter().map(|_| rng.range(0, 50_000)).collect();
+    for &capacity in &p.capacities {
+        let mut client = ClientInput::new(rng.process_id(), capacity);
+        if p.tags {
+            client = client.with_client_tags([
+                ("zone", format!("z{}", rng.range(0, 2))),
+                ("rack", format!("r{}", rng.range(0, 3))),
+            ]);
+        }
+        if !fresh {
+            for (task, &end) in stateful.iter().zip(&ends) {
+                match rng.range(0, 9) {
+                    0 => client.task_offset_sums.insert(task.clone(), LATEST_OFFSET),
+                    1 => client.task_offset_sums.insert(task.clone(), UNKNOWN_OFFSET_SUM),
+                    2 | 3 => client.task_offset_sums.insert(task.clone(), end - rng.range(0, 20_000)),
+                    _ => None,
+                };
+            }
+            for task in &stateless {
+                if rng.chance(0.2) {
+                    client.owned_active_tasks.insert(task.clone());
+                }
+            }
+        }
+        input = input.with_client(client);
+    }
+    let input = input.with_stateful_tasks(stateful.into_iter().zip(ends)).with_stateless_tasks(stateless);
+    if p.fetch_failed { input.with_end_offsets_unavailable() } else { input }
+}
+
+/// Checks the invariants of every assignor; returns the assignment.
+fn check_invariants(kind: AssignorKind, input: &AssignmentInput) -> Result<Assignment, TestCaseError> {
+    let out = assign(kind, input).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let ran = effective_assignor(kind, input);
+    prop_assert_eq!(&out.assignor, ran.name());
+    let n = input.clients.len();
+    prop_assert_eq!(out.clients.len(), n);
+
+    let mut actives: BTreeMap<&TaskId, usize> = BTreeMap::new();
+    let mut standbys: BTreeMap<&TaskId, usize> = BTreeMap::new();
+    let mut warmups: BTreeMap<&TaskId, usize> = BTreeMap::new();
+    for c in &out.clients {
+        let a: BTreeSet<&TaskId> = c.active_tasks.iter().collect();
+        let s: BTreeSet<&TaskId> = c.standby_tasks.iter().collect();
+        prop_assert_eq!(a.len(), c.active_tasks.len(), "duplicate active on {}", c.process_id);
+        prop_assert_eq!(s.len(), c.standby_tasks.len(), "duplicate standby on {}", c.process_id);
+        prop_assert!(a.is_disjoint(&s), "client {} holds a task twice", c.process_id);
+        for t in &c.active_tasks {
+            *actives.entry(t).or_default() += 1;
+        }
+        for t in &c.standby_tasks {
+            prop_assert!(input.stateful_tasks.contains(t), "standby of stateless or unknown task {}", t);
+            *standbys.entry(t).or_default() += 1;
+        }
+        for t in &c.warmup_tasks {
+            prop_assert!(s.contains(t), "warm-up {} is not a standby", t);
+            *warmups.entry(t).or_default() += 1;
+        }
+    }
+    let all: BTreeSet<&TaskId> = input.stateful_tasks.iter().chain(&input.stateless_tasks).collect();
+    prop_assert_eq!(actives.keys().copied().collect::<BTreeSet<_>>(), all.clone());
+    prop_assert!(actives.values().all(|&k| k == 1), "a task has several actives");
+
+    let configs = &input.configs;
+    // (Kafka accepts a negative num.standby.replicas; its tag-aware placement then still makes
+    // one standby per task. Not an invariant worth stating.)
+    let expected = (configs.num_standby_replicas.max(0) as usize).min(n - 1);
+    for t in input.stateful_tasks.iter().filter(|_| configs.num_standby_replicas >= 0) {
+        let copies = standbys.get(t).copied().unwrap_or(0) - warmups.get(t).copied().unwrap_or(0);
+        prop_assert_eq!(copies, expected, "standbys of {} besides warm-ups", t);
+    }
+    let total_warmups: usize = warmups.values().sum();
+    prop_assert_eq!(total_warmups, out.followup.watch_list.len());
+    prop_assert!(total_warmups <= configs.max_warmup_replicas as usize);
+    for w in &out.followup.watch_list {
+        let client = input.clients.iter().find(|c| c.process_id == w.process_id).unwrap();
+        let end = input.changelog_end_offset_sums.as_ref().unwrap()[&w.task_id];
+        let lag = TaskLag::compute(client.task_offset_sums.get(&w.task_id).copied(), end);
+        prop_assert!(!lag.is_caught_up(configs.acceptable_recovery_lag), "warm-up {} on a caught-up client", w.task_id);
+    }
+    match ran {
+        AssignorKind::LegacySticky => prop_assert!(!out.followup.probing_rebalance_needed),
+        AssignorKind::FallbackPrior => prop_assert!(out.followup.probing_rebalance_needed),
+        _ => prop_assert!(out.followup.watch_list.is_empty() || out.followup.probing_rebalance_needed),
+    }
+
+    // The order of the clients in the input does not matter.
+    let mut shuffled = input.clone();
+    shuffled.clients.reverse();
+    let mid = shuffled.clients.len() / 2;
+    shuffled.clients.rotate_left(mid);
+    prop_assert_eq!(&assign(kind, &shuffled).unwrap(), &out, "client order changed the result");
+    Ok(out)
+}
+
+/// Kafka's balance assertions: max − min over clients of (tasks / capacity) ≤ 1.
+fn assert_balanced(input: &AssignmentInput, out: &Assignment) -> Result<(), TestCaseError> {
+    let capacity: BTreeMap<_, _> = input.clients.iter().map(|c| (c.process_id, f64::from(c.capacity))).collect();
+    let spread = |load: &dyn Fn(&kstreams_assignor::engine::ClientAssignment) -> usize| {
+        let loads: Vec<f64> = out.clients.iter().map(|c| load(c) as f64 / capacity[&c.process_id]).collect();
+        loads.iter().cloned().fold(f64::MIN, f64::max) - loads.iter().cloned().fold(f64::MAX, f64::min)
+    };
+    let active = spread(&|c| c.active_tasks.len());
+    let stateful = spread(&|c| {
+        c.active_tasks.iter().chain(&c.standby_tasks).filter(|t| input.stateful_tasks.contains(*t)).count()
+    });
+    prop_assert!(active <= 1.0, "active balance {active}");
+    prop_assert!(stateful <= 1.0, "stateful balance {stateful}");
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn high_availability_keeps_the_invariants(p in params()) {
+        check_invariants(AssignorKind::HighAvailability, &build(&p, false))?;
+    }
+
+    #[test]
+    fn legacy_sticky_keeps_the_invariants(p in params()) {
+        check_invariants(AssignorKind::LegacySticky, &build(&p, false))?;
+    }
+
+    #[test]
+    fn fallback_prior_keeps_the_invariants(p in params()) {
+        check_invariants(AssignorKind::FallbackPrior, &build(&p, false))?;
+    }
+
+    /// A fresh group (no client has state) needs no movement, so the target is the answer: it
+    /// must be balanced. Kafka asserts this with equal capacities and no tags.
+    #[test]
+    fn high_availability_target_is_balanced(p in params(), capacity in 1u32..=4) {
+        let p = Params { capacities: vec![capacity; p.capacities.len()], tags: false, fetch_failed: false, ..p };
+        let input = build(&p, true);
+        let out = check_invariants(AssignorKind::HighAvailability, &input)?;
+        prop_assert!(!out.followup.probing_rebalance_needed);
+        assert_balanced(&input, &out)?;
+    }
+
+    /// The differential test's scenarios, for breadth.
+    #[test]
+    fn generated_scenarios_keep_the_invariants(seed in any::<u64>(), index in 0u64..1_000) {
+        let s = scenario::random(seed, index);
+        check_invariants(s.assignor, &s.input)?;
+    }
+}
