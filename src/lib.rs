@@ -24,6 +24,7 @@
 
 pub mod engine;
 pub mod flow;
+pub mod leader;
 pub mod wire;
 
 #[doc(hidden)]

@@ -1,0 +1,45 @@
+//! The group leader's work between the wire and the task assignors, as Kafka Streams'
+//! `StreamsPartitionAssignor` (kafka-streams 4.4.0) does it. Pure functions, no I/O.
+//!
+//! | step | Kafka | here | module |
+//! |---|---|---|---|
+//! | the topology the leader reasons about | `InternalTopologyBuilder.subtopologyToTopicsInfo`, `copartitionGroups` | [`Topology`] (JSON, builders) | [`topology`] |
+//! | … read from `Topology#describe()` text | `TopologyDescription` | [`Topology::from_describe`] | [`describe`] |
+//! | repartition topic counts, copartitioning, tasks, changelogs | `RepartitionTopics`, `CopartitionedTopicsEnforcer`, `PartitionGrouper`, `ChangelogTopics` | [`Tasks::build`] | [`tasks`] |
+//! | one client's tasks over its threads | `assignTasksToThreads` | [`assign_tasks_to_threads`] | [`threads`] |
+//! | each consumer's partitions, task list, held-back tasks, follow-up | `addClientAssignments` | [`build_member_assignments`] | [`threads`] |
+//!
+//! Between [`Tasks::build`] and [`assign_tasks_to_threads`] sits the task assignor
+//! ([`engine`](crate::engine)), which decides the tasks of each client.
+//!
+//! Only unnamed topologies are modelled (no named topologies, no pattern subscriptions).
+//!
+//! ```
+//! use kstreams_assignor::leader::{assign_tasks_to_threads, ClientTasks, ClusterMetadata, Tasks, Topology};
+//!
+//! let text = std::fs::read_to_string("fixtures/leader/word-count.describe.txt").unwrap();
+//! let topology = Topology::from_describe(&text, "wc").unwrap();
+//! let tasks = Tasks::build(&topology, &ClusterMetadata::new().with_topic("text-lines", 4)).unwrap();
+//! assert_eq!(tasks.repartition_topic_partitions["wc-words-repartition"], 4);
+//! assert_eq!(tasks.stateful_tasks().count(), 4);
+//!
+//! // One client with two threads that got every task.
+//! let lags = tasks.stateful_tasks().map(|t| (t.clone(), 0));
+//! let client = ClientTasks::new(["t-1", "t-2"]).with_active(tasks.partitions_for_task.keys().cloned()).with_lags(lags);
+//! let threads = assign_tasks_to_threads(&client).unwrap();
+//! assert!(threads.0.values().all(|t| t.active.len() == 4));
+//! ```
+
+pub mod describe;
+mod java_order;
+pub mod tasks;
+pub mod threads;
+pub mod topology;
+
+pub use describe::DescribeError;
+pub use tasks::{ClusterMetadata, TaskError, Tasks};
+pub use threads::{
+    ClientHistory, ClientTasks, MemberAssignment, ThreadAssignment, ThreadError, ThreadTasks, assign_tasks_to_threads,
+    build_member_assignments,
+};
+pub use topology::{RepartitionTopic, StateStore, Subtopology, Topology, TopologyError};
