@@ -8,6 +8,7 @@ use base64::Engine as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use kstreams_assignor::wire::inspect::{self, Kind};
 use kstreams_assignor::wire::{self, json};
+use kstreams_assignor::{engine, sim};
 use serde_json::Value;
 
 #[derive(Parser)]
@@ -23,6 +24,51 @@ enum Command {
     Decode(DecodeArgs),
     /// Encode rebalance metadata from the JSON that `decode` prints.
     Encode(EncodeArgs),
+    /// Run a task assignor on a group described in JSON and print the assignment.
+    Assign(AssignArgs),
+    /// Simulate successive rebalances of a group until the assignment is stable.
+    Simulate(SimulateArgs),
+}
+
+#[derive(clap::Args)]
+struct AssignArgs {
+    /// The group: configs, clients with their offset sums, tasks and changelog end offsets
+    /// (see README; `-`: standard input).
+    #[arg(long)]
+    input: PathBuf,
+    /// The assignor (Kafka's class name, simple or qualified).
+    #[arg(long, default_value = "HighAvailabilityTaskAssignor")]
+    assignor: String,
+    /// One line of JSON instead of pretty-printed.
+    #[arg(long)]
+    compact: bool,
+}
+
+#[derive(clap::Args)]
+struct SimulateArgs {
+    /// The scenario (default: scale-out, a running stateful app gaining an instance).
+    scenario: Option<String>,
+    /// List the built-in scenarios.
+    #[arg(long)]
+    list: bool,
+    /// The assignor (Kafka's class name).
+    #[arg(long, default_value = "HighAvailabilityTaskAssignor")]
+    assignor: String,
+    /// Seed for `random-churn`.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Records per second a task restores.
+    #[arg(long, default_value_t = kstreams_assignor::sim::SimConfig::default().restore_records_per_sec)]
+    restore_rate: i64,
+    /// Records per second appended to each changelog.
+    #[arg(long, default_value_t = kstreams_assignor::sim::SimConfig::default().produce_records_per_sec)]
+    produce_rate: i64,
+    /// Write the full report as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write an SVG plot of load spread and restoring lag per round to this file.
+    #[arg(long)]
+    svg: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -171,11 +217,132 @@ fn encode(args: EncodeArgs) -> Result<Vec<u8>, String> {
     })
 }
 
+/// Reads JSON into `T`, reporting the path of a bad value (`clients[2].capacity`) and the line.
+fn read_json<T: serde::de::DeserializeOwned>(text: &[u8], what: &str) -> Result<T, String> {
+    let de = &mut serde_json::Deserializer::from_slice(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." { format!("{what}: {inner}") } else { format!("{what}: at `{path}`: {inner}") }
+    })
+}
+
+/// Duplicates that a set would silently swallow: a task listed twice, a client listed twice.
+fn check_duplicates(view: &Value) -> Result<(), String> {
+    for key in ["statefulTasks", "statelessTasks"] {
+        if let Some(items) = view.get(key).and_then(Value::as_array) {
+            let mut seen = std::collections::BTreeSet::new();
+            for (i, item) in items.iter().enumerate() {
+                if !seen.insert(item.to_string()) {
+                    return Err(format!("input: at `{key}[{i}]`: task {item} is listed twice"));
+                }
+            }
+        }
+    }
+    if let Some(clients) = view.get("clients").and_then(Value::as_array) {
+        let mut seen = std::collections::BTreeMap::new();
+        for (i, c) in clients.iter().enumerate() {
+            if let Some(id) = c.get("processId") {
+                if let Some(first) = seen.insert(id.to_string(), i) {
+                    return Err(format!("input: at `clients[{i}].processId`: client {id} is listed twice (first at clients[{first}])"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn assignment_json(out: &engine::Assignment) -> Value {
+    let clients: serde_json::Map<String, Value> = out
+        .clients
+        .iter()
+        .map(|c| {
+            let ids = |tasks: &[wire::TaskId]| Value::Array(tasks.iter().map(|t| Value::String(t.to_string())).collect());
+            (c.process_id.to_string(), serde_json::json!({
+                "active": ids(&c.active_tasks),
+                "standby": ids(&c.standby_tasks),
+                "warmup": ids(&c.warmup_tasks),
+            }))
+        })
+        .collect();
+    let watch: Vec<Value> = out
+        .followup
+        .watch_list
+        .iter()
+        .map(|w| serde_json::json!({ "taskId": w.task_id.to_string(), "processId": w.process_id.to_string() }))
+        .collect();
+    serde_json::json!({
+        "assignor": out.assignor,
+        "clients": clients,
+        "probingRebalance": {
+            "needed": out.followup.probing_rebalance_needed,
+            "afterMs": out.followup.probing_rebalance_interval_ms,
+        },
+        "watchList": watch,
+    })
+}
+
+fn assign(args: AssignArgs) -> Result<String, String> {
+    let kind: engine::AssignorKind = args.assignor.parse().map_err(|e: engine::UnknownAssignor| e.to_string())?;
+    eprintln!("reading {}", args.input.display());
+    let text = read_input(Some(&args.input))?;
+    let view: Value = serde_json::from_slice(&text).map_err(|e| format!("input is not JSON: {e}"))?;
+    check_duplicates(&view)?;
+    let input: engine::AssignmentInput = read_json(&text, "input")?;
+    let effective = engine::effective_assignor(kind, &input);
+    eprintln!(
+        "assigning {} stateful and {} stateless tasks over {} clients with {effective}",
+        input.stateful_tasks.len(),
+        input.stateless_tasks.len(),
+        input.clients.len()
+    );
+    let started = std::time::Instant::now();
+    let out = engine::assign(kind, &input).map_err(|e| e.to_string())?;
+    eprintln!("done in {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+    let json = assignment_json(&out);
+    Ok(if args.compact { format!("{json}\n") } else { format!("{}\n", serde_json::to_string_pretty(&json).expect("JSON")) })
+}
+
+fn simulate(args: SimulateArgs) -> Result<String, String> {
+    if args.list {
+        return Ok(sim::BUILTIN_SCENARIOS.iter().map(|(n, d)| format!("{n:20} {d}\n")).collect());
+    }
+    let name = args.scenario.as_deref().unwrap_or(sim::BUILTIN_SCENARIOS[0].0);
+    let scenario = sim::builtin(name, args.seed).ok_or_else(|| {
+        let names: Vec<&str> = sim::BUILTIN_SCENARIOS.iter().map(|(n, _)| *n).collect();
+        format!("unknown scenario `{name}` (built-in: {})", names.join(", "))
+    })?;
+    let kind: engine::AssignorKind = args.assignor.parse().map_err(|e: engine::UnknownAssignor| e.to_string())?;
+    if args.restore_rate <= 0 || args.produce_rate < 0 || args.produce_rate >= args.restore_rate {
+        return Err(format!(
+            "--restore-rate ({}) must be positive and above --produce-rate ({}), or restoration never catches up",
+            args.restore_rate, args.produce_rate
+        ));
+    }
+    let mut config = sim::SimConfig::default();
+    config.restore_records_per_sec = args.restore_rate;
+    config.produce_records_per_sec = args.produce_rate;
+    eprintln!("simulating {} ({}) with {kind}", scenario.name, scenario.description);
+    let report = sim::run(kind.assignor(), &scenario, &config).map_err(|e| e.to_string())?;
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report).expect("JSON");
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(path) = &args.svg {
+        std::fs::write(path, sim::render_svg(&[&report])).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(report.table())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Decode(args) => decode(args).map(String::into_bytes),
         Command::Encode(args) => encode(args),
+        Command::Assign(args) => assign(args).map(String::into_bytes),
+        Command::Simulate(args) => simulate(args).map(String::into_bytes),
     };
     match result {
         Ok(out) => {

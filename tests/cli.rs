@@ -112,3 +112,66 @@ fn main_job_example_runs() {
     assert_eq!(v["kind"], "subscription-envelope");
     assert_eq!(v["userData"]["version"], 11);
 }
+
+const GROUP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/assign/group.json");
+
+#[test]
+fn assign_prints_each_clients_tasks_and_the_follow_up() {
+    let v = json_out(&run(&["assign", "--input", GROUP], b""));
+    let clients = v["clients"].as_object().unwrap();
+    assert_eq!(clients.len(), 3);
+    let actives: usize = clients.values().map(|c| c["active"].as_array().unwrap().len()).sum();
+    assert_eq!(actives, 9);
+    assert!(v["probingRebalance"]["needed"].is_boolean());
+    assert!(v["watchList"].is_array());
+}
+
+fn assign_error(input: &str) -> String {
+    let out = run(&["assign", "--input", "-"], input.as_bytes());
+    assert!(!out.status.success(), "accepted: {input}");
+    assert!(out.stdout.is_empty(), "nothing half-printed");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn assign_explains_bad_input() {
+    let group: Value = serde_json::from_str(&std::fs::read_to_string(GROUP).unwrap()).unwrap();
+    let with = |f: &dyn Fn(&mut Value)| {
+        let mut g = group.clone();
+        f(&mut g);
+        g.to_string()
+    };
+    let err = assign_error(&with(&|g| g["configs"]["num.standby.replica"] = 1.into()));
+    assert!(err.contains("num.standby.replica") && err.contains("configs"), "{err}");
+    let err = assign_error(&with(&|g| g["statefulTasks"].as_array_mut().unwrap().push("0_1".into())));
+    assert!(err.contains("statefulTasks[6]") && err.contains("listed twice"), "{err}");
+    let err = assign_error(&with(&|g| g["clients"][1]["capacity"] = (-2).into()));
+    assert!(err.contains("clients[1].capacity"), "{err}");
+    let err = assign_error(&with(&|g| g["clients"][2]["processId"] = g["clients"][0]["processId"].clone()));
+    assert!(err.contains("clients[2].processId") && err.contains("twice"), "{err}");
+    let err = assign_error(&with(&|g| g["configs"]["probing.rebalance.interval.ms"] = 5.into()));
+    assert!(err.contains("probing.rebalance.interval.ms"), "{err}");
+}
+
+#[test]
+fn simulate_runs_the_default_scenario_and_writes_json_and_svg() {
+    let dir = std::env::temp_dir().join(format!("ksa-sim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (json, svg) = (dir.join("r.json"), dir.join("r.svg"));
+    let out = run(&["simulate", "--json", json.to_str().unwrap(), "--svg", svg.to_str().unwrap()], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("scale-out") && table.contains("converged"), "{table}");
+    let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["converged"], true);
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn simulate_rejects_unknown_scenarios_and_assignors() {
+    let out = run(&["simulate", "no-such"], b"");
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("scale-out"));
+    let out = run(&["simulate", "--assignor", "Nope"], b"");
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("unknown task assignor"));
+}

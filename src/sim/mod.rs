@@ -1,0 +1,498 @@
+//! A convergence simulator: successive rebalances of a Kafka Streams group over simulated time.
+//!
+//! Members join, leave, crash and come back; the leader changes; changelogs grow; state restores
+//! at a configurable rate, so warm-ups catch up and probing rebalances fire when the assignor asks
+//! for them. Any [`TaskAssignor`] runs in it until the assignment is stable, and every rebalance
+//! is recorded: tasks moved, warm-ups, load spread, and lag still to restore on active tasks
+//! (the unavailability KIP-441 set out to avoid).
+//!
+//! The simulator is sans-IO and deterministic: time is simulated milliseconds, randomness comes
+//! from the scenario's seed.
+//!
+//! ```
+//! use kstreams_assignor::engine::AssignorKind;
+//! use kstreams_assignor::sim::{self, SimConfig};
+//!
+//! let scenario = sim::builtin("scale-out", 0).unwrap();
+//! let report = sim::run(AssignorKind::HighAvailability.assignor(), &scenario, &SimConfig::default()).unwrap();
+//! assert!(report.converged);
+//! assert!(report.rounds.iter().any(|r| r.warmups > 0));
+//! ```
+
+mod scenario;
+mod svg;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::engine::{AssignError, AssignmentInput, ClientInput, TaskAssignor};
+use crate::wire::{LATEST_OFFSET, ProcessId, TaskId};
+
+pub use scenario::{BUILTIN_SCENARIOS, Event, EventKind, MemberSpec, Scenario, builtin};
+pub use svg::render_svg;
+
+/// How the simulated world behaves between rebalances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct SimConfig {
+    /// Records per second one task restores from its changelog (actives and standbys alike).
+    pub restore_records_per_sec: i64,
+    /// Records per second appended to each task's changelog while the app runs.
+    pub produce_records_per_sec: i64,
+    /// Stop after this many rebalances even if not converged.
+    pub max_rounds: usize,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self { restore_records_per_sec: 20_000, produce_records_per_sec: 100, max_rounds: 200 }
+    }
+}
+
+/// What one rebalance did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Round {
+    /// 1-based rebalance number.
+    pub round: usize,
+    /// Simulated time, ms since the scenario started.
+    pub time_ms: i64,
+    /// What triggered it (an event, or a probing rebalance).
+    pub trigger: String,
+    /// Members (processes) in the group.
+    pub members: usize,
+    /// Active tasks that changed owner.
+    pub tasks_moved: usize,
+    /// Stateful active tasks that changed owner.
+    pub stateful_tasks_moved: usize,
+    /// Warm-up replicas assigned.
+    pub warmups: usize,
+    /// Max − min active tasks per thread over the members.
+    pub load_spread: f64,
+    /// Max − min stateful active tasks per thread (stateful tasks carry the load that matters).
+    pub stateful_load_spread: f64,
+    /// Records active tasks must restore before they can process: the unavailability.
+    pub restoring_lag: i64,
+    /// Active tasks that must restore first.
+    pub restoring_tasks: usize,
+    /// Whether the assignor asked for a probing rebalance.
+    pub probing_rebalance: bool,
+}
+
+/// The whole run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Report {
+    /// Scenario name.
+    pub scenario: String,
+    /// Assignor name.
+    pub assignor: String,
+    /// Every rebalance after the scenario's starting point.
+    pub rounds: Vec<Round>,
+    /// Whether the assignment ended stable (no probing rebalance wanted, no event left).
+    pub converged: bool,
+    /// Rebalances after the last event until stable.
+    pub rounds_to_converge: usize,
+    /// Simulated time from the last event to the stable assignment.
+    pub time_to_converge_ms: i64,
+    /// Sum of tasks moved over all rounds.
+    pub total_tasks_moved: usize,
+    /// Sum of warm-ups over all rounds.
+    pub total_warmups: usize,
+    /// Sum of probing rebalances asked for.
+    pub probing_rebalances: usize,
+    /// Sum of restoring lag over all rounds.
+    pub total_restoring_lag: i64,
+    /// Load spread of the final assignment.
+    pub final_load_spread: f64,
+    /// Stateful load spread of the final assignment.
+    pub final_stateful_load_spread: f64,
+}
+
+/// The simulation could not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// The assignor rejected its input or failed.
+    #[error("round {round}: {source}")]
+    Assign {
+        /// The rebalance that failed.
+        round: usize,
+        /// Why.
+        source: AssignError,
+    },
+    /// The scenario refers to a member that does not exist, or is malformed.
+    #[error("scenario `{scenario}`: {problem}")]
+    Scenario {
+        /// Scenario name.
+        scenario: String,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct Member {
+    spec: MemberSpec,
+    up: bool,
+    joined_seq: u64,
+    /// Locally restored changelog offset (checkpoint) per stateful task with local state.
+    offsets: BTreeMap<TaskId, i64>,
+    active: BTreeSet<TaskId>,
+    standby: BTreeSet<TaskId>,
+    /// Active tasks still restoring.
+    restoring: BTreeSet<TaskId>,
+}
+
+impl Member {
+    fn new(spec: MemberSpec, joined_seq: u64) -> Self {
+        Self {
+            spec,
+            up: true,
+            joined_seq,
+            offsets: BTreeMap::new(),
+            active: BTreeSet::new(),
+            standby: BTreeSet::new(),
+            restoring: BTreeSet::new(),
+        }
+    }
+
+    /// Offset sums as a Java member reports them: `-2` for running (caught-up) active tasks,
+    /// the checkpointed offset for every other task it has state for.
+    fn reported_offset_sums(&self) -> BTreeMap<TaskId, i64> {
+        self.offsets
+            .iter()
+            .map(|(t, &o)| (t.clone(), if self.active.contains(t) && !self.restoring.contains(t) { LATEST_OFFSET } else { o }))
+            .collect()
+    }
+}
+
+struct World<'a> {
+    scenario: &'a Scenario,
+    config: SimConfig,
+    now: i64,
+    members: Vec<Member>,
+    seq: u64,
+    end_offsets: BTreeMap<TaskId, i64>,
+    owner: BTreeMap<TaskId, ProcessId>,
+    probe_at: Option<(i64, ProcessId)>,
+}
+
+impl World<'_> {
+    fn member(&mut self, id: ProcessId) -> Option<&mut Member> {
+        self.members.iter_mut().find(|m| m.spec.process_id == id)
+    }
+
+    fn leader(&self) -> Option<ProcessId> {
+        self.members.iter().filter(|m| m.up).min_by_key(|m| m.joined_seq).map(|m| m.spec.process_id)
+    }
+
+    /// Lets `dt` ms pass: changelogs grow, state restores, restoring actives become running.
+    fn advance(&mut self, to: i64) {
+        let dt = (to - self.now).max(0);
+        self.now = to;
+        let produced = self.config.produce_records_per_sec.saturating_mul(dt) / 1000;
+        let restored = self.config.restore_records_per_sec.saturating_mul(dt) / 1000;
+        for end in self.end_offsets.values_mut() {
+            *end = end.saturating_add(produced);
+        }
+        for m in self.members.iter_mut().filter(|m| m.up) {
+            for t in m.active.iter().chain(&m.standby) {
+                let Some(&end) = self.end_offsets.get(t) else { continue };
+                let running = m.active.contains(t) && !m.restoring.contains(t);
+                let o = m.offsets.entry(t.clone()).or_insert(0);
+                *o = if running { end } else { (*o).saturating_add(restored).min(end) };
+            }
+            let caught_up: Vec<TaskId> = m
+                .restoring
+                .iter()
+                .filter(|t| m.offsets.get(*t).zip(self.end_offsets.get(*t)).is_none_or(|(o, e)| o >= e))
+                .cloned()
+                .collect();
+            for t in caught_up {
+                m.restoring.remove(&t);
+            }
+        }
+    }
+
+    fn apply(&mut self, event: &EventKind) -> Result<String, SimError> {
+        let missing = |id: &ProcessId| SimError::Scenario {
+            scenario: self.scenario.name.clone(),
+            problem: format!("no member {id}"),
+        };
+        Ok(match event {
+            EventKind::Join(spec) => {
+                self.seq += 1;
+                let seq = self.seq;
+                match self.members.iter_mut().find(|m| m.spec.process_id == spec.process_id) {
+                    Some(m) => {
+                        m.up = true;
+                        m.joined_seq = seq;
+                    }
+                    None => self.members.push(Member::new(spec.clone(), seq)),
+                }
+                format!("{} joins", spec.name)
+            }
+            EventKind::Leave(id) | EventKind::Crash(id) => {
+                let crashed = matches!(event, EventKind::Crash(_));
+                let m = self.member(*id).ok_or_else(|| missing(id))?;
+                m.up = false;
+                m.active.clear();
+                m.standby.clear();
+                m.restoring.clear();
+                if !crashed {
+                    // A member leaving for good takes its disk with it.
+                    m.offsets.clear();
+                }
+                let name = m.spec.name.clone();
+                if self.probe_at.is_some_and(|(_, leader)| leader == *id) {
+                    self.probe_at = None;
+                }
+                format!("{name} {}", if crashed { "crashes" } else { "leaves" })
+            }
+            EventKind::Restart(id) => {
+                // Static membership: the member restarts within the session timeout and rejoins
+                // under the same identity; its tasks restore from local state.
+                let stateful: BTreeSet<TaskId> = self.end_offsets.keys().cloned().collect();
+                let m = self.member(*id).ok_or_else(|| missing(id))?;
+                m.restoring = m.active.intersection(&stateful).cloned().collect();
+                let name = m.spec.name.clone();
+                format!("{name} restarts")
+            }
+            EventKind::LeaderCrash => {
+                let leader = self.leader().ok_or_else(|| SimError::Scenario {
+                    scenario: self.scenario.name.clone(),
+                    problem: "no leader to crash".into(),
+                })?;
+                let text = self.apply(&EventKind::Crash(leader))?;
+                format!("leader {text}")
+            }
+        })
+    }
+
+    fn input(&self) -> AssignmentInput {
+        let mut input = AssignmentInput::new().with_configs(self.scenario.configs.clone());
+        input = input.with_stateful_tasks(self.end_offsets.clone()).with_stateless_tasks(self.scenario.stateless_tasks());
+        for m in self.members.iter().filter(|m| m.up) {
+            let mut client = ClientInput::new(m.spec.process_id, m.spec.threads)
+                .with_task_offset_sums(m.reported_offset_sums())
+                .with_owned_active_tasks(m.active.iter().cloned())
+                .with_client_tags(m.spec.client_tags.clone());
+            if let Some(rack) = &m.spec.rack {
+                client = client.with_rack_id(rack.clone());
+            }
+            input = input.with_client(client);
+        }
+        input
+    }
+
+    fn rebalance(&mut self, assignor: &dyn TaskAssignor, round: usize, trigger: String) -> Result<Round, SimError> {
+        let out = assignor.assign(&self.input()).map_err(|source| SimError::Assign { round, source })?;
+        let mut round_out = Round {
+            round,
+            time_ms: self.now,
+            trigger,
+            members: self.members.iter().filter(|m| m.up).count(),
+            tasks_moved: 0,
+            stateful_tasks_moved: 0,
+            warmups: out.followup.watch_list.len(),
+            load_spread: 0.0,
+            stateful_load_spread: 0.0,
+            restoring_lag: 0,
+            restoring_tasks: 0,
+            probing_rebalance: out.followup.probing_rebalance_needed,
+        };
+        let mut per_thread: Vec<(f64, f64)> = Vec::new();
+        for assigned in &out.clients {
+            let Some(m) = self.members.iter_mut().find(|m| m.spec.process_id == assigned.process_id) else { continue };
+            let active: BTreeSet<TaskId> = assigned.active_tasks.iter().cloned().collect();
+            for t in &active {
+                let previous = self.owner.insert(t.clone(), m.spec.process_id);
+                let moved = previous.is_some_and(|p| p != m.spec.process_id);
+                let stateful = self.end_offsets.contains_key(t);
+                round_out.tasks_moved += usize::from(moved);
+                round_out.stateful_tasks_moved += usize::from(moved && stateful);
+                if stateful {
+                    let was_running = m.active.contains(t) && !m.restoring.contains(t);
+                    let end = self.end_offsets[t];
+                    let local = *m.offsets.entry(t.clone()).or_insert(0);
+                    if !was_running && local < end {
+                        m.restoring.insert(t.clone());
+                        round_out.restoring_lag += end - local;
+                        round_out.restoring_tasks += 1;
+                    } else if !was_running {
+                        m.restoring.remove(t);
+                    }
+                }
+            }
+            m.restoring.retain(|t| active.contains(t));
+            m.active = active;
+            m.standby = assigned.standby_tasks.iter().cloned().collect();
+            for t in m.standby.iter().filter(|t| self.end_offsets.contains_key(*t)) {
+                m.offsets.entry(t.clone()).or_insert(0);
+            }
+            let threads = f64::from(m.spec.threads.max(1));
+            let stateful = m.active.iter().filter(|t| self.end_offsets.contains_key(*t)).count();
+            per_thread.push((m.active.len() as f64 / threads, stateful as f64 / threads));
+        }
+        let spread = |f: fn(&(f64, f64)) -> f64| {
+            let hi = per_thread.iter().map(f).fold(f64::NEG_INFINITY, f64::max);
+            let lo = per_thread.iter().map(f).fold(f64::INFINITY, f64::min);
+            if hi >= lo { hi - lo } else { 0.0 }
+        };
+        round_out.load_spread = spread(|p| p.0);
+        round_out.stateful_load_spread = spread(|p| p.1);
+        self.probe_at = if out.followup.probing_rebalance_needed {
+            self.leader().map(|leader| (self.now + out.followup.probing_rebalance_interval_ms, leader))
+        } else {
+            None
+        };
+        Ok(round_out)
+    }
+
+    /// Starts the app as already running: every task caught up on its first owner.
+    fn settle(&mut self) {
+        for m in self.members.iter_mut().filter(|m| m.up) {
+            m.restoring.clear();
+            for t in m.active.iter().chain(&m.standby) {
+                if let Some(&end) = self.end_offsets.get(t) {
+                    m.offsets.insert(t.clone(), end);
+                }
+            }
+        }
+        self.probe_at = None;
+    }
+}
+
+/// Runs `scenario` with `assignor` until the assignment is stable (or `config.max_rounds`).
+///
+/// # Errors
+/// [`SimError`] when the scenario is malformed or the assignor fails.
+pub fn run(assignor: &dyn TaskAssignor, scenario: &Scenario, config: &SimConfig) -> Result<Report, SimError> {
+    let mut world = World {
+        scenario,
+        config: *config,
+        now: 0,
+        members: Vec::new(),
+        seq: 0,
+        end_offsets: scenario.stateful_tasks(),
+        owner: BTreeMap::new(),
+        probe_at: None,
+    };
+    for spec in &scenario.initial_members {
+        world.apply(&EventKind::Join(spec.clone()))?;
+    }
+    if !world.members.is_empty() {
+        world.rebalance(assignor, 0, "start".into())?;
+        if scenario.running {
+            world.settle();
+        }
+    }
+    let mut events: Vec<&Event> = scenario.events.iter().collect();
+    events.sort_by_key(|e| e.at_ms);
+    let mut next_event = 0;
+    let mut rounds: Vec<Round> = Vec::new();
+    let mut last_event_round = 0;
+    let mut last_event_time = 0;
+    while rounds.len() < config.max_rounds {
+        let event_time = events.get(next_event).map(|e| e.at_ms);
+        let probe_time = world.probe_at.map(|(t, _)| t);
+        let at = match (event_time, probe_time) {
+            (None, None) => break,
+            (Some(e), Some(p)) => e.min(p),
+            (Some(e), None) => e,
+            (None, Some(p)) => p,
+        };
+        world.advance(at);
+        let mut triggers = Vec::new();
+        while events.get(next_event).is_some_and(|e| e.at_ms == at) {
+            triggers.push(world.apply(&events[next_event].kind)?);
+            next_event += 1;
+        }
+        if triggers.is_empty() {
+            triggers.push("probing rebalance".into());
+        } else {
+            last_event_round = rounds.len();
+            last_event_time = at;
+        }
+        if world.members.iter().all(|m| !m.up) {
+            continue;
+        }
+        let round = world.rebalance(assignor, rounds.len() + 1, triggers.join(", "))?;
+        rounds.push(round);
+    }
+    let converged = next_event >= events.len() && world.probe_at.is_none();
+    let last = rounds.last();
+    Ok(Report {
+        scenario: scenario.name.clone(),
+        assignor: assignor.name().to_owned(),
+        converged,
+        rounds_to_converge: rounds.len() - last_event_round,
+        time_to_converge_ms: last.map_or(0, |r| r.time_ms - last_event_time),
+        total_tasks_moved: rounds.iter().map(|r| r.tasks_moved).sum(),
+        total_warmups: rounds.iter().map(|r| r.warmups).sum(),
+        probing_rebalances: rounds.iter().filter(|r| r.probing_rebalance).count(),
+        total_restoring_lag: rounds.iter().map(|r| r.restoring_lag).sum(),
+        final_load_spread: last.map_or(0.0, |r| r.load_spread),
+        final_stateful_load_spread: last.map_or(0.0, |r| r.stateful_load_spread),
+        rounds,
+    })
+}
+
+impl Report {
+    /// The round-by-round table the command line prints.
+    pub fn table(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let _ = writeln!(out, "scenario {} · assignor {}", self.scenario, self.assignor);
+        let _ = writeln!(
+            out,
+            "{:>5} {:>9} {:>7} {:>6} {:>7} {:>7} {:>8} {:>13} {:>6}  trigger",
+            "round", "time", "members", "moved", "warmups", "spread", "stateful", "restoring lag", "probe"
+        );
+        for r in &self.rounds {
+            let _ = writeln!(
+                out,
+                "{:>5} {:>9} {:>7} {:>6} {:>7} {:>7.2} {:>8.2} {:>13} {:>6}  {}",
+                r.round,
+                format_ms(r.time_ms),
+                r.members,
+                r.tasks_moved,
+                r.warmups,
+                r.load_spread,
+                r.stateful_load_spread,
+                r.restoring_lag,
+                if r.probing_rebalance { "yes" } else { "no" },
+                r.trigger
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{} after {} rebalance(s) and {} from the last event; moved {}, warm-ups {}, probing rebalances {}, restoring lag {}, final spread {:.2}",
+            if self.converged { "converged" } else { "NOT converged" },
+            self.rounds_to_converge,
+            format_ms(self.time_to_converge_ms),
+            self.total_tasks_moved,
+            self.total_warmups,
+            self.probing_rebalances,
+            self.total_restoring_lag,
+            self.final_load_spread
+        );
+        out
+    }
+}
+
+fn format_ms(ms: i64) -> String {
+    let s = ms / 1000;
+    if s >= 3600 {
+        format!("{}h{:02}m{:02}s", s / 3600, s % 3600 / 60, s % 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}.{:03}s", ms % 1000)
+    }
+}

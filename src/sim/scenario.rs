@@ -1,0 +1,261 @@
+//! Scenarios: an application, the members it starts with, and what happens to the group.
+
+use std::collections::BTreeMap;
+
+use uuid::Uuid;
+
+use crate::engine::AssignmentConfigs;
+use crate::engine::scenario::Rng;
+use crate::wire::{ProcessId, TaskId};
+
+/// A Kafka Streams instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MemberSpec {
+    /// A short name for tables (`S1`, `new-2`, …).
+    pub name: String,
+    /// Its process id.
+    pub process_id: ProcessId,
+    /// Stream threads (the assignor's capacity).
+    pub threads: u32,
+    /// `client.rack`, if any.
+    pub rack: Option<String>,
+    /// `client.tag.*` values.
+    pub client_tags: BTreeMap<String, String>,
+}
+
+impl MemberSpec {
+    /// A member named `name` with `threads` threads; the process id is derived from the name so
+    /// that runs are reproducible.
+    pub fn new(name: &str, threads: u32) -> Self {
+        // FNV-1a over the name, spread to 128 bits.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in name.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        let mut rng = Rng::new(h);
+        let bits = (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64());
+        Self {
+            name: name.to_owned(),
+            process_id: ProcessId(Uuid::from_u128(bits)),
+            threads,
+            rack: None,
+            client_tags: BTreeMap::new(),
+        }
+    }
+}
+
+/// Something that happens to the group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EventKind {
+    /// A member joins (a new one, or one that left or crashed, with whatever state it kept).
+    Join(MemberSpec),
+    /// A member shuts down for good (its local state goes with it).
+    Leave(ProcessId),
+    /// A member crashes; its local state stays on disk for when it comes back.
+    Crash(ProcessId),
+    /// A member restarts under static membership: same identity, tasks restore from local state.
+    Restart(ProcessId),
+    /// The current group leader crashes.
+    LeaderCrash,
+}
+
+/// An event at a time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// Simulated time, ms.
+    pub at_ms: i64,
+    /// What happens.
+    pub kind: EventKind,
+}
+
+/// A sub-topology of the simulated application.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subtopology {
+    /// Its id.
+    pub id: i32,
+    /// Number of tasks (input partitions).
+    pub partitions: i32,
+    /// Records in each task's changelog at the start (`None`: stateless).
+    pub changelog_records: Option<i64>,
+}
+
+/// A scenario: the app, its starting members, and the events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Scenario {
+    /// Name.
+    pub name: String,
+    /// What it shows.
+    pub description: String,
+    /// Assignor configuration (Kafka's keys and defaults).
+    pub configs: AssignmentConfigs,
+    /// The application.
+    pub subtopologies: Vec<Subtopology>,
+    /// Members present at time 0.
+    pub initial_members: Vec<MemberSpec>,
+    /// Whether the app is already running and caught up at time 0 (otherwise it starts cold).
+    pub running: bool,
+    /// What happens, in time order.
+    pub events: Vec<Event>,
+}
+
+impl Scenario {
+    /// Stateful tasks and their starting changelog end-offset sums.
+    pub fn stateful_tasks(&self) -> BTreeMap<TaskId, i64> {
+        self.subtopologies
+            .iter()
+            .filter_map(|s| s.changelog_records.map(|n| (s, n)))
+            .flat_map(|(s, n)| (0..s.partitions).map(move |p| (TaskId::new(s.id, p), n)))
+            .collect()
+    }
+
+    /// Stateless tasks.
+    pub fn stateless_tasks(&self) -> Vec<TaskId> {
+        self.subtopologies
+            .iter()
+            .filter(|s| s.changelog_records.is_none())
+            .flat_map(|s| (0..s.partitions).map(move |p| TaskId::new(s.id, p)))
+            .collect()
+    }
+}
+
+/// The built-in scenarios: name and description. The first is the default.
+pub const BUILTIN_SCENARIOS: &[(&str, &str)] = &[
+    ("scale-out", "KIP-441's first example: a running stateful app on 3 instances, a 4th joins"),
+    ("scale-up-from-empty", "a new app: one instance starts, two more join 30 s later"),
+    ("scale-down", "4 instances with one standby each; one instance shuts down for good"),
+    ("host-swap", "online host swap: 2 new instances join, the 2 old ones leave an hour later"),
+    ("leader-crash", "scale-out by 2 instances; the leader crashes while warm-ups restore, and returns"),
+    ("rolling-bounce", "4 instances restart one after the other (static membership)"),
+    ("random-churn", "random joins, leaves, crashes and returns (use --seed)"),
+];
+
+const MIN: i64 = 60_000;
+
+fn app() -> Vec<Subtopology> {
+    vec![
+        Subtopology { id: 0, partitions: 8, changelog_records: Some(2_000_000) },
+        Subtopology { id: 1, partitions: 8, changelog_records: Some(2_000_000) },
+        Subtopology { id: 2, partitions: 8, changelog_records: None },
+    ]
+}
+
+fn members(prefix: &str, range: std::ops::RangeInclusive<u32>, threads: u32) -> Vec<MemberSpec> {
+    range.map(|i| MemberSpec::new(&format!("{prefix}{i}"), threads)).collect()
+}
+
+fn at(at_ms: i64, kind: EventKind) -> Event {
+    Event { at_ms, kind }
+}
+
+/// A built-in scenario by name (`seed` shapes `random-churn` only).
+///
+/// ```
+/// let s = kstreams_assignor::sim::builtin("scale-down", 0).unwrap();
+/// assert_eq!(s.initial_members.len(), 4);
+/// assert!(kstreams_assignor::sim::builtin("no-such-thing", 0).is_none());
+/// ```
+pub fn builtin(name: &str, seed: u64) -> Option<Scenario> {
+    let description = BUILTIN_SCENARIOS.iter().find(|(n, _)| *n == name)?.1.to_owned();
+    let mut s = Scenario {
+        name: name.to_owned(),
+        description,
+        configs: AssignmentConfigs::default(),
+        subtopologies: app(),
+        initial_members: Vec::new(),
+        running: true,
+        events: Vec::new(),
+    };
+    match name {
+        "scale-out" => {
+            s.initial_members = members("S", 1..=3, 2);
+            s.events = vec![at(MIN, EventKind::Join(MemberSpec::new("S4", 2)))];
+        }
+        "scale-up-from-empty" => {
+            s.running = false;
+            s.subtopologies.iter_mut().for_each(|t| t.changelog_records = t.changelog_records.map(|_| 0));
+            s.initial_members = members("S", 1..=1, 2);
+            s.events = members("S", 2..=3, 2).into_iter().map(|m| at(30_000, EventKind::Join(m))).collect();
+        }
+        "scale-down" => {
+            s.configs = s.configs.with_num_standby_replicas(1);
+            s.initial_members = members("S", 1..=4, 2);
+            s.events = vec![at(MIN, EventKind::Leave(s.initial_members[3].process_id))];
+        }
+        "host-swap" => {
+            s.initial_members = members("old-", 1..=2, 2);
+            let new = members("new-", 1..=2, 2);
+            s.events = new.into_iter().map(|m| at(MIN, EventKind::Join(m))).collect();
+            for old in &s.initial_members {
+                s.events.push(at(61 * MIN, EventKind::Leave(old.process_id)));
+            }
+        }
+        "leader-crash" => {
+            s.initial_members = members("S", 1..=3, 2);
+            let leader = s.initial_members[0].clone();
+            s.events = members("S", 4..=5, 2).into_iter().map(|m| at(MIN, EventKind::Join(m))).collect();
+            s.events.push(at(MIN + 30_000, EventKind::LeaderCrash));
+            s.events.push(at(6 * MIN, EventKind::Join(leader)));
+        }
+        "rolling-bounce" => {
+            s.configs = s.configs.with_num_standby_replicas(1);
+            s.initial_members = members("S", 1..=4, 2);
+            s.events = s
+                .initial_members
+                .iter()
+                .enumerate()
+                .map(|(i, m)| at((i as i64 + 1) * 5 * MIN, EventKind::Restart(m.process_id)))
+                .collect();
+        }
+        "random-churn" => random_churn(&mut s, seed),
+        _ => return None,
+    }
+    Some(s)
+}
+
+fn random_churn(s: &mut Scenario, seed: u64) {
+    let mut rng = Rng::new(seed ^ 0x5eed_c0de);
+    s.name = format!("random-churn-{seed}");
+    s.configs = s.configs.clone().with_num_standby_replicas(rng.range(0, 2) as i32);
+    s.subtopologies = (0..rng.range(2, 4) as i32)
+        .map(|id| Subtopology {
+            id,
+            partitions: rng.range(2, 12) as i32,
+            changelog_records: rng.chance(0.75).then(|| rng.range(10_000, 5_000_000)),
+        })
+        .collect();
+    let initial = rng.range(2, 6) as u32;
+    s.initial_members = (1..=initial).map(|i| MemberSpec::new(&format!("S{i}-{seed}"), rng.range(1, 4) as u32)).collect();
+    let mut up: Vec<MemberSpec> = s.initial_members.clone();
+    let mut down: Vec<MemberSpec> = Vec::new();
+    let mut next = initial + 1;
+    let mut t = 0;
+    for _ in 0..rng.range(3, 8) {
+        t += rng.range(1, 30) * MIN;
+        let roll = rng.range(0, 99);
+        let kind = if roll < 35 || up.len() <= 1 {
+            if !down.is_empty() && rng.chance(0.5) {
+                let m = down.remove(rng.range(0, down.len() as i64 - 1) as usize);
+                up.push(m.clone());
+                EventKind::Join(m)
+            } else {
+                let m = MemberSpec::new(&format!("S{next}-{seed}"), rng.range(1, 4) as u32);
+                next += 1;
+                up.push(m.clone());
+                EventKind::Join(m)
+            }
+        } else if roll < 60 {
+            let m = up.remove(rng.range(0, up.len() as i64 - 1) as usize);
+            EventKind::Leave(m.process_id)
+        } else if roll < 85 {
+            let m = up.remove(rng.range(0, up.len() as i64 - 1) as usize);
+            down.push(m.clone());
+            EventKind::Crash(m.process_id)
+        } else {
+            EventKind::Restart(rng.pick(&up).process_id)
+        };
+        s.events.push(at(t, kind));
+    }
+}

@@ -1,0 +1,79 @@
+//! The built-in scenarios under Kafka's high-availability assignor: every one converges, and the
+//! simulator's records agree with what the scenario must show.
+
+use kstreams_assignor::engine::AssignorKind;
+use kstreams_assignor::sim::{self, BUILTIN_SCENARIOS, Report, SimConfig};
+
+fn run(name: &str, seed: u64) -> Report {
+    let scenario = sim::builtin(name, seed).unwrap();
+    sim::run(AssignorKind::HighAvailability.assignor(), &scenario, &SimConfig::default()).unwrap()
+}
+
+#[test]
+fn every_builtin_scenario_converges() {
+    for (name, _) in BUILTIN_SCENARIOS {
+        let report = run(name, 7);
+        assert!(report.converged, "{name} did not converge:\n{}", report.table());
+        assert_eq!(report.rounds.last().map(|r| r.probing_rebalance), Some(false), "{name}");
+    }
+}
+
+#[test]
+fn scale_out_warms_up_before_moving_state() {
+    let report = run("scale-out", 0);
+    assert!(report.rounds.len() > 1, "{}", report.table());
+    assert!(report.rounds[0].warmups > 0 && report.rounds[0].probing_rebalance);
+    // High availability: no active task ever has to restore from scratch.
+    assert_eq!(report.total_restoring_lag, 0, "{}", report.table());
+    assert!(report.rounds.iter().all(|r| r.warmups <= 2), "max.warmup.replicas is 2");
+    // Probing rebalances come every probing.rebalance.interval.ms (10 minutes).
+    for pair in report.rounds.windows(2) {
+        assert_eq!(pair[1].time_ms - pair[0].time_ms, 600_000);
+    }
+}
+
+#[test]
+fn rolling_bounce_with_static_membership_moves_nothing() {
+    let report = run("rolling-bounce", 0);
+    assert_eq!(report.total_tasks_moved, 0, "{}", report.table());
+    assert_eq!(report.rounds.len(), 4);
+}
+
+#[test]
+fn scale_up_from_empty_assigns_everything_at_once() {
+    let report = run("scale-up-from-empty", 0);
+    assert_eq!(report.rounds_to_converge, 1, "{}", report.table());
+    assert_eq!(report.total_warmups, 0);
+}
+
+#[test]
+fn a_leaving_member_without_standbys_costs_a_restore() {
+    let report = run("host-swap", 0);
+    let last = report.rounds.last().unwrap();
+    assert!(last.trigger.contains("leaves"));
+    assert!(last.restoring_lag > 0, "{}", report.table());
+}
+
+#[test]
+fn leader_crash_drops_its_members_tasks_and_recovers() {
+    let report = run("leader-crash", 0);
+    assert!(report.rounds.iter().any(|r| r.trigger.starts_with("leader") && r.trigger.contains("crashes")));
+    assert!(report.converged);
+}
+
+#[test]
+fn random_churn_is_reproducible_and_converges() {
+    for seed in 0..20 {
+        let a = run("random-churn", seed);
+        assert_eq!(a, run("random-churn", seed));
+        assert!(a.converged, "seed {seed}:\n{}", a.table());
+    }
+}
+
+#[test]
+fn svg_plot_is_well_formed() {
+    let report = run("scale-out", 0);
+    let svg = sim::render_svg(&[&report]);
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(svg.matches("<polyline").count(), 3);
+}
