@@ -24,6 +24,7 @@
 
 pub mod engine;
 pub mod flow;
+pub mod group;
 pub mod leader;
 pub mod sim;
 pub mod wire;

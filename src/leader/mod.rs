@@ -8,6 +8,7 @@
 //! | repartition topic counts, copartitioning, tasks, changelogs | `RepartitionTopics`, `CopartitionedTopicsEnforcer`, `PartitionGrouper`, `ChangelogTopics` | [`Tasks::build`] | [`tasks`] |
 //! | one client's tasks over its threads | `assignTasksToThreads` | [`assign_tasks_to_threads`] | [`threads`] |
 //! | each consumer's partitions, task list, held-back tasks, follow-up | `addClientAssignments` | [`build_member_assignments`] | [`threads`] |
+//! | the whole leader step: subscriptions in, assignments out | `assign` | [`assign()`] | [`assign`](mod@assign) |
 //!
 //! Between [`Tasks::build`] and [`assign_tasks_to_threads`] sits the task assignor
 //! ([`engine`](crate::engine)), which decides the tasks of each client.
@@ -30,12 +31,17 @@
 //! assert!(threads.0.values().all(|t| t.active.len() == 4));
 //! ```
 
+pub mod assign;
 pub mod describe;
 mod java_order;
 pub mod tasks;
 pub mod threads;
 pub mod topology;
 
+pub use assign::{
+    AssignmentReport, ChangelogEndOffsets, FUTURE_PROCESS_ID, GroupAssignment, JoinMember, LeaderConfig, LeaderError, LeaderInput, assign,
+    error_info,
+};
 pub use describe::DescribeError;
 pub use tasks::{ClusterMetadata, TaskError, Tasks};
 pub use threads::{

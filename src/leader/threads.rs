@@ -153,7 +153,7 @@ pub enum ThreadError {
 
 /// Java's `String.compareTo` (UTF-16 code units): the order of Kafka's `SortedSet<String>` of
 /// consumers.
-fn cmp_member_ids(a: &str, b: &str) -> Ordering {
+pub(crate) fn cmp_member_ids(a: &str, b: &str) -> Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 

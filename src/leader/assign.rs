@@ -1,0 +1,506 @@
+//! The group leader's whole assignment, Kafka Streams 4.4.0's `StreamsPartitionAssignor.assign`:
+//! JoinGroup subscriptions in, each member's SyncGroup assignment out.
+//!
+//! 1. Every subscription is decoded. A member whose `SubscriptionInfo` version is newer than
+//!    [`LATEST_SUPPORTED_VERSION`] joins one synthetic client, [`FUTURE_PROCESS_ID`], as in Kafka
+//!    (which uses a random id there). Other members are grouped by process id: the first member of
+//!    a process gives the client its endpoint, client tags and rack; each member adds one to the
+//!    capacity, its owned partitions and its task offset sums (merged per client, later members
+//!    overriding). The minimum used version and minimum latest-supported version are tracked.
+//! 2. Error assignments (see [`AssignmentReport::error`]): any subscription with error code
+//!    `SHUTDOWN_REQUESTED`; missing source topics (`INCOMPLETE_SOURCE_TOPIC_METADATA`); repartition
+//!    topic counts that cannot be derived, a member from the future next to a v1/v2 member, or a
+//!    task assignor failure (`ASSIGNMENT_ERROR`). Each is sent as Kafka sends it: an
+//!    `AssignmentInfo` at version 11 with nothing assigned, the code, `nextRebalanceMs` = MAX, in an
+//!    envelope without partitions.
+//! 3. [`Tasks::build`] gives the tasks; each stateful task's changelog end-offset sum comes from
+//!    the end offsets given (all unknown, `-3`, when they are unavailable; the engine then falls
+//!    back as Kafka does). Previous active tasks come from owned partitions, then from offset sums.
+//! 4. [`engine::assign`] decides the tasks of each client; [`assign_tasks_to_threads`] and
+//!    [`build_member_assignments`] split them over consumers.
+//! 5. Host maps (only when the minimum used version is ≥ 2, for clients with an endpoint) hold the
+//!    input partitions of each client's target active and standby tasks. Every `AssignmentInfo`
+//!    is encoded at the minimum used version with the minimum latest-supported version; fields the
+//!    version cannot carry are dropped explicitly (standby host map before v6, `nextRebalanceMs`
+//!    before v7), as Java's encoder drops them.
+//! 6. If the task assignor wants a probing rebalance, the leader's own client gets the deadline
+//!    `now + probing.rebalance.interval.ms`, which goes to its first consumer without held-back
+//!    tasks (see [`build_member_assignments`]).
+//!
+//! Members are taken in the order given. Kafka takes them in the iteration order of its
+//! `HashMap` of subscriptions; the order only matters when members of one process disagree (the
+//! first one gives the endpoint, tags and rack; a later one's offset sum for a task replaces an
+//! earlier one's). Two clients with the same endpoint: the one with the greater process id keeps
+//! the host map entry.
+//!
+//! Undecodable subscriptions, invalid endpoints, duplicate client tags and a topology the leader
+//! cannot build tasks from are not error assignments in Kafka either: the Java leader throws, and
+//! so [`assign`] returns a [`LeaderError`].
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::tasks::{ClusterMetadata, TaskError, Tasks};
+use super::threads::{
+    ClientHistory, ClientTasks, MemberAssignment, ThreadError, assign_tasks_to_threads, build_member_assignments,
+};
+use super::topology::Topology;
+use crate::engine::{self, AssignError, Assignment, AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput};
+use crate::wire::{
+    AssignmentEnvelope, AssignmentInfo, AssignorError, DecodeError, EARLIEST_PROBEABLE_VERSION, EncodeError, EndpointError,
+    HostInfo, LATEST_SUPPORTED_VERSION, NextRebalance, PartitionsByHost, ProcessId, SubscriptionEnvelope, SubscriptionInfo,
+    TaskId, TaskLag, TopicPartition, UNKNOWN_OFFSET_SUM, end_offset_sum,
+};
+
+/// The process id of the synthetic client that holds every member from the future (Kafka draws
+/// a random one per assignor instance; a fixed one keeps the result reproducible).
+pub const FUTURE_PROCESS_ID: ProcessId = ProcessId(uuid::Uuid::from_u128(0xffff_ffff_ffff_ffff_ffff_ffff_ffff_fffe));
+
+/// One JoinGroup member, as the group coordinator hands it to the leader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinMember {
+    /// The member id.
+    pub member_id: String,
+    /// `group.instance.id` (static membership), if set.
+    pub group_instance_id: Option<String>,
+    /// The member metadata: a `ConsumerProtocolSubscription` envelope.
+    pub subscription: Vec<u8>,
+}
+
+impl JoinMember {
+    /// A dynamic member.
+    pub fn new(member_id: impl Into<String>, subscription: Vec<u8>) -> Self {
+        Self { member_id: member_id.into(), group_instance_id: None, subscription }
+    }
+
+    /// Sets the group instance id.
+    pub fn with_group_instance_id(mut self, id: impl Into<String>) -> Self {
+        self.group_instance_id = Some(id.into());
+        self
+    }
+}
+
+/// The changelog end offsets the leader fetched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChangelogEndOffsets {
+    /// The end offset of every changelog partition (for a source topic used as changelog: the
+    /// committed offset). A changelog partition missing here makes the offsets unavailable, as
+    /// a failed fetch does in Kafka.
+    Available(BTreeMap<TopicPartition, i64>),
+    /// Fetching failed: lags are unknown and the fallback assignor runs.
+    Unavailable,
+}
+
+/// The leader's configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LeaderConfig {
+    /// The task assignor's configuration.
+    pub assignment: AssignmentConfigs,
+    /// The configured task assignor.
+    pub assignor: AssignorKind,
+}
+
+/// Everything the leader's assignment depends on.
+#[derive(Debug, Clone)]
+pub struct LeaderInput<'a> {
+    /// The JoinGroup members.
+    pub members: &'a [JoinMember],
+    /// The topology.
+    pub topology: &'a Topology,
+    /// Partition counts of the external topics (repartition topics are derived).
+    pub metadata: &'a ClusterMetadata,
+    /// The changelog end offsets.
+    pub end_offsets: &'a ChangelogEndOffsets,
+    /// The leader's own process id (its client gets the probing deadline).
+    pub leader_process_id: ProcessId,
+    /// The leader's clock (epoch ms).
+    pub now_ms: i64,
+    /// The configuration.
+    pub config: &'a LeaderConfig,
+}
+
+/// Why the leader could not produce any assignment (Kafka's leader throws in these cases).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LeaderError {
+    /// A member id appears twice.
+    #[error("member `{0}` appears twice")]
+    DuplicateMember(String),
+    /// A member's envelope or `SubscriptionInfo` does not decode.
+    #[error("subscription of member `{member}`: {source}")]
+    Decode {
+        /// The member.
+        member: String,
+        /// The error.
+        #[source]
+        source: DecodeError,
+    },
+    /// A member's envelope has no user data.
+    #[error("subscription of member `{0}` has no user data")]
+    NoUserData(String),
+    /// A member's `application.server` is invalid.
+    #[error("endpoint of member `{member}`: {source}")]
+    Endpoint {
+        /// The member.
+        member: String,
+        /// The error.
+        #[source]
+        source: EndpointError,
+    },
+    /// A member's client tags repeat a key.
+    #[error("member `{member}` repeats client tag `{key}`")]
+    DuplicateClientTag {
+        /// The member.
+        member: String,
+        /// The key.
+        key: String,
+    },
+    /// The topology and metadata do not give tasks (beyond the cases Kafka answers with an error
+    /// assignment).
+    #[error(transparent)]
+    Tasks(TaskError),
+    /// The thread split failed.
+    #[error(transparent)]
+    Threads(#[from] ThreadError),
+    /// An assignment cannot be encoded at the negotiated version.
+    #[error("assignment of member `{member}`: {source}")]
+    Encode {
+        /// The member.
+        member: String,
+        /// The error.
+        #[source]
+        source: EncodeError,
+    },
+}
+
+/// The leader's answer: each member's SyncGroup assignment, and what went into it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct GroupAssignment {
+    /// Member id → its `ConsumerProtocolAssignment` bytes.
+    pub members: BTreeMap<String, Vec<u8>>,
+    /// The typed account.
+    pub report: AssignmentReport,
+}
+
+/// How the leader came to its answer.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AssignmentReport {
+    /// The minimum `SubscriptionInfo` version used by the members (at most 11): the version
+    /// every assignment is encoded at.
+    pub min_used_version: i32,
+    /// The minimum latest-supported version: the `commonlySupportedVersion` sent.
+    pub min_supported_version: i32,
+    /// The version of a member from the future, if one joined (the last one seen).
+    pub future_version: Option<i32>,
+    /// Whether this is a version-probing rebalance.
+    pub version_probing: bool,
+    /// The clients: process id → its member ids (sorted as Kafka sorts them).
+    pub clients: BTreeMap<ProcessId, Vec<String>>,
+    /// The error code sent to everyone, and why; `None` for a normal assignment.
+    pub error: Option<(AssignorError, String)>,
+    /// The task assignor's result (normal assignments only).
+    pub assignment: Option<Assignment>,
+    /// The assignor that ran.
+    pub effective_assignor: Option<AssignorKind>,
+    /// Each member's assignment content (normal assignments only), in member order.
+    pub member_assignments: Vec<MemberAssignment>,
+    /// The `AssignmentInfo` sent to each member.
+    pub infos: BTreeMap<String, AssignmentInfo>,
+}
+
+/// One client as the leader aggregates it.
+struct Client {
+    endpoint: Option<HostInfo>,
+    tags: BTreeMap<String, String>,
+    rack: Option<String>,
+    consumers: Vec<String>,
+    /// Owned partition → consumer (a later owner replaces an earlier one).
+    owned: BTreeMap<TopicPartition, String>,
+    offset_sums: BTreeMap<TaskId, i64>,
+    consumer_tasks: BTreeMap<String, BTreeSet<TaskId>>,
+}
+
+/// Runs the leader's assignment (see the [module docs](self)).
+///
+/// ```
+/// use kstreams_assignor::leader::{assign, ChangelogEndOffsets, ClusterMetadata, JoinMember, LeaderConfig, LeaderInput, Topology};
+/// use kstreams_assignor::wire::{AssignmentEnvelope, AssignmentInfo, ProcessId, SubscriptionEnvelope, SubscriptionInfo};
+///
+/// let text = std::fs::read_to_string("fixtures/leader/word-count.describe.txt").unwrap();
+/// let topology = Topology::from_describe(&text, "wc").unwrap();
+/// let metadata = ClusterMetadata::new().with_topic("text-lines", 2);
+/// let process = ProcessId::NIL;
+/// let members: Vec<JoinMember> = ["t-1", "t-2"]
+///     .into_iter()
+///     .map(|id| {
+///         let info = SubscriptionInfo::new(11, process).with_user_end_point("host-1:8080").encode().unwrap();
+///         JoinMember::new(id, SubscriptionEnvelope::new(vec!["text-lines".into()], Some(info)).encode().unwrap())
+///     })
+///     .collect();
+/// let input = LeaderInput {
+///     members: &members,
+///     topology: &topology,
+///     metadata: &metadata,
+///     end_offsets: &ChangelogEndOffsets::Unavailable,
+///     leader_process_id: process,
+///     now_ms: 0,
+///     config: &LeaderConfig::default(),
+/// };
+/// let out = assign(&input).unwrap();
+/// assert_eq!(out.report.min_used_version, 11);
+/// for bytes in out.members.values() {
+///     let envelope = AssignmentEnvelope::decode(bytes).unwrap();
+///     let info = AssignmentInfo::decode(envelope.user_data.as_deref().unwrap()).unwrap();
+///     // Two tasks per sub-topology over two threads: one of each per thread.
+///     assert_eq!(envelope.partitions().len(), 2);
+///     assert_eq!(info.active_tasks.len(), 2);
+/// }
+/// ```
+pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
+    let mut clients: BTreeMap<ProcessId, Client> = BTreeMap::new();
+    let mut seen = BTreeSet::new();
+    let mut all_owned: BTreeSet<TopicPartition> = BTreeSet::new();
+    let mut min_used = LATEST_SUPPORTED_VERSION;
+    let mut min_supported = LATEST_SUPPORTED_VERSION;
+    let mut future_version = None;
+    let mut shutdown = false;
+
+    for member in input.members {
+        let id = &member.member_id;
+        if !seen.insert(id.clone()) {
+            return Err(LeaderError::DuplicateMember(id.clone()));
+        }
+        let decode_err = |source| LeaderError::Decode { member: id.clone(), source };
+        let envelope = SubscriptionEnvelope::decode(&member.subscription).map_err(decode_err)?;
+        let user_data = envelope.user_data.as_deref().ok_or_else(|| LeaderError::NoUserData(id.clone()))?;
+        let info = SubscriptionInfo::decode(user_data).map_err(decode_err)?;
+        if info.error_code == AssignorError::SHUTDOWN_REQUESTED {
+            shutdown = true;
+        }
+        min_used = min_used.min(info.version);
+        min_supported = min_supported.min(info.latest_supported_version);
+        let process_id = if info.version > LATEST_SUPPORTED_VERSION {
+            future_version = Some(info.version);
+            FUTURE_PROCESS_ID
+        } else {
+            info.process_id
+        };
+        let client = match clients.entry(process_id) {
+            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::btree_map::Entry::Vacant(e) => {
+                let (endpoint, tags) = if process_id == FUTURE_PROCESS_ID && info.version > LATEST_SUPPORTED_VERSION {
+                    (None, BTreeMap::new())
+                } else {
+                    let endpoint = HostInfo::from_endpoint(&info.user_end_point().unwrap_or_default())
+                        .map_err(|source| LeaderError::Endpoint { member: id.clone(), source })?;
+                    let tags =
+                        info.client_tags_map().map_err(|d| LeaderError::DuplicateClientTag { member: id.clone(), key: d.key })?;
+                    (endpoint, tags)
+                };
+                e.insert(Client {
+                    endpoint,
+                    tags,
+                    rack: envelope.rack().map(str::to_owned),
+                    consumers: Vec::new(),
+                    owned: BTreeMap::new(),
+                    offset_sums: BTreeMap::new(),
+                    consumer_tasks: BTreeMap::new(),
+                })
+            }
+        };
+        client.consumers.push(id.clone());
+        let owned = envelope.owned_partitions_list();
+        for p in owned {
+            all_owned.insert(p.clone());
+            client.owned.insert(p, id.clone());
+        }
+        let sums = info.task_offset_sums();
+        client.consumer_tasks.insert(id.clone(), sums.keys().cloned().collect());
+        client.offset_sums.extend(sums);
+    }
+
+    let mut report = AssignmentReport {
+        min_used_version: min_used,
+        min_supported_version: min_supported,
+        future_version,
+        version_probing: false,
+        clients: clients
+            .iter()
+            .map(|(p, c)| {
+                let mut consumers = c.consumers.clone();
+                consumers.sort_by(|a, b| crate::leader::threads::cmp_member_ids(a, b));
+                (*p, consumers)
+            })
+            .collect(),
+        error: None,
+        assignment: None,
+        effective_assignor: None,
+        member_assignments: Vec::new(),
+        infos: BTreeMap::new(),
+    };
+
+    if shutdown {
+        return error_assignment(input, report, AssignorError::SHUTDOWN_REQUESTED, "a member requested shutdown".into());
+    }
+    let tasks = match Tasks::build(input.topology, input.metadata) {
+        Ok(tasks) => tasks,
+        Err(e) => match e.assignor_error() {
+            Some(code) => return error_assignment(input, report, code, e.to_string()),
+            None => return Err(LeaderError::Tasks(e)),
+        },
+    };
+    if let Some(v) = future_version {
+        if min_used < EARLIEST_PROBEABLE_VERSION {
+            let why = format!("a member from the future (version {v}) and a member at version {min_used}");
+            return error_assignment(input, report, AssignorError::ASSIGNMENT_ERROR, why);
+        }
+        report.version_probing = true;
+    }
+
+    // End-offset sums of the stateful tasks (None: unavailable).
+    let end_sums: Option<BTreeMap<TaskId, i64>> = match input.end_offsets {
+        ChangelogEndOffsets::Unavailable => None,
+        ChangelogEndOffsets::Available(offsets) => tasks
+            .changelog_partitions_for_task
+            .iter()
+            .filter(|(_, parts)| !parts.is_empty())
+            .map(|(task, parts)| {
+                let ends: Option<Vec<i64>> = parts.iter().map(|p| offsets.get(p).copied()).collect();
+                ends.map(|e| (task.clone(), end_offset_sum(e)))
+            })
+            .collect(),
+    };
+    let stateful: BTreeSet<TaskId> = tasks.stateful_tasks().cloned().collect();
+    let lag_ends: BTreeMap<TaskId, i64> = match &end_sums {
+        Some(sums) => sums.clone(),
+        None => stateful.iter().map(|t| (t.clone(), UNKNOWN_OFFSET_SUM)).collect(),
+    };
+    let task_for_partition: BTreeMap<TopicPartition, TaskId> =
+        tasks.task_for_partition().into_iter().map(|(p, t)| (p.clone(), t.clone())).collect();
+
+    let mut engine_input = AssignmentInput::new().with_configs(input.config.assignment.clone());
+    engine_input.stateful_tasks = stateful.clone();
+    engine_input.stateless_tasks = tasks.stateless_tasks().cloned().collect();
+    engine_input.changelog_end_offset_sums = end_sums;
+    let mut previous_standby: BTreeMap<ProcessId, BTreeSet<TaskId>> = BTreeMap::new();
+    for (pid, client) in &clients {
+        let owned_active: BTreeSet<TaskId> = client.owned.keys().filter_map(|p| task_for_partition.get(p).cloned()).collect();
+        let standby: BTreeSet<TaskId> = client
+            .offset_sums
+            .iter()
+            .filter(|(t, s)| !owned_active.contains(*t) && **s != crate::wire::LATEST_OFFSET)
+            .map(|(t, _)| t.clone())
+            .collect();
+        previous_standby.insert(*pid, standby);
+        let capacity = u32::try_from(client.consumers.len()).unwrap_or(u32::MAX);
+        let mut c = ClientInput::new(*pid, capacity)
+            .with_task_offset_sums(client.offset_sums.clone())
+            .with_owned_active_tasks(owned_active)
+            .with_client_tags(client.tags.clone());
+        if let Some(rack) = &client.rack {
+            c = c.with_rack_id(rack.clone());
+        }
+        engine_input = engine_input.with_client(c);
+    }
+
+    let effective = engine::effective_assignor(input.config.assignor, &engine_input);
+    let assignment = match engine::assign(input.config.assignor, &engine_input) {
+        Ok(a) => a,
+        Err(e) => {
+            return error_assignment(input, report, AssignorError::ASSIGNMENT_ERROR, engine_error(&e));
+        }
+    };
+
+    // Host maps from the target assignment.
+    let mut partitions_by_host = PartitionsByHost::new();
+    let mut standby_by_host = PartitionsByHost::new();
+    if min_used >= 2 {
+        for ca in &assignment.clients {
+            let Some(host) = clients.get(&ca.process_id).and_then(|c| c.endpoint.clone()) else {
+                continue;
+            };
+            let parts = |ts: &mut dyn Iterator<Item = &TaskId>| -> BTreeSet<TopicPartition> {
+                ts.flat_map(|t| tasks.partitions_for_task.get(t).into_iter().flatten().cloned()).collect()
+            };
+            partitions_by_host.insert(host.clone(), parts(&mut ca.active_tasks.iter()));
+            standby_by_host.insert(host, parts(&mut ca.standby_tasks.iter()));
+        }
+    }
+
+    let deadline = input.now_ms.wrapping_add(input.config.assignment.probing_rebalance_interval_ms);
+    let mut members = BTreeMap::new();
+    for ca in &assignment.clients {
+        let client = &clients[&ca.process_id];
+        let lags = lag_ends.iter().map(|(t, end)| (t.clone(), TaskLag::compute(client.offset_sums.get(t).copied(), *end).0));
+        let mut client_tasks = ClientTasks::new(client.consumers.iter().cloned())
+            .with_active(ca.active_tasks.iter().cloned())
+            .with_standby(ca.standby_tasks.iter().cloned())
+            .with_lags(lags);
+        client_tasks.previous_tasks = client.consumer_tasks.clone();
+        let threads = assign_tasks_to_threads(&client_tasks)?;
+        let mut history = ClientHistory::new().with_previous_standby_tasks(previous_standby[&ca.process_id].iter().cloned());
+        history.owned_partitions = client.owned.clone();
+        if assignment.followup.probing_rebalance_needed && ca.process_id == input.leader_process_id {
+            history = history.with_followup_deadline(deadline);
+        }
+        for m in build_member_assignments(&threads, &tasks, &history, &all_owned)? {
+            let standby: BTreeMap<TaskId, BTreeSet<TopicPartition>> =
+                m.standby_tasks.iter().map(|(t, p)| (t.clone(), p.iter().cloned().collect())).collect();
+            let mut info = AssignmentInfo::new(min_used)
+                .with_active_tasks(m.active_tasks.clone())
+                .with_standby_tasks(standby)
+                .with_partitions_by_host(partitions_by_host.clone());
+            if min_used >= 6 {
+                info = info.with_standby_partitions_by_host(standby_by_host.clone());
+            }
+            if min_used >= 3 {
+                info = info.with_commonly_supported_version(min_supported);
+            }
+            if min_used >= 7 {
+                info = info.with_next_rebalance(m.next_rebalance);
+            }
+            let bytes = info.encode().map_err(|source| LeaderError::Encode { member: m.consumer.clone(), source })?;
+            let envelope = AssignmentEnvelope::new(&m.active_partitions, Some(bytes))
+                .encode()
+                .map_err(|source| LeaderError::Encode { member: m.consumer.clone(), source })?;
+            members.insert(m.consumer.clone(), envelope);
+            report.infos.insert(m.consumer.clone(), info);
+            report.member_assignments.push(m);
+        }
+    }
+    report.assignment = Some(assignment);
+    report.effective_assignor = Some(effective);
+    Ok(GroupAssignment { members, report })
+}
+
+fn engine_error(e: &AssignError) -> String {
+    format!("task assignor failed: {e}")
+}
+
+/// Every member gets Kafka's error assignment with `code`.
+fn error_assignment(
+    input: &LeaderInput<'_>,
+    mut report: AssignmentReport,
+    code: AssignorError,
+    why: String,
+) -> Result<GroupAssignment, LeaderError> {
+    let info = error_info(code);
+    let bytes = info.encode().map_err(|source| LeaderError::Encode { member: String::new(), source })?;
+    let envelope = AssignmentEnvelope::new(&[], Some(bytes))
+        .encode()
+        .map_err(|source| LeaderError::Encode { member: String::new(), source })?;
+    let mut members = BTreeMap::new();
+    for m in input.members {
+        members.insert(m.member_id.clone(), envelope.clone());
+        report.infos.insert(m.member_id.clone(), info.clone());
+    }
+    report.error = Some((code, why));
+    Ok(GroupAssignment { members, report })
+}
+
+/// The `AssignmentInfo` of Kafka's error assignment: version 11, nothing assigned, `code`, no
+/// follow-up.
+pub fn error_info(code: AssignorError) -> AssignmentInfo {
+    AssignmentInfo::error(code).with_next_rebalance(NextRebalance::NONE)
+}
