@@ -128,6 +128,51 @@ pub struct AssignmentInput {
     /// offsets failed.
     #[serde(deserialize_with = "Option::deserialize")]
     pub changelog_end_offset_sums: Option<BTreeMap<TaskId, i64>>,
+    /// Optional, for rack-aware assignment (KIP-925): per task, the racks of the replicas of each
+    /// of its input and changelog partitions (see [`TaskPartitions`]). Absent or incomplete, the
+    /// rack-aware optimisation stays off, as Kafka's does without partition racks.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub task_partitions: BTreeMap<TaskId, TaskPartitions>,
+}
+
+/// The partitions of one task with the racks of their replicas, as the leader learns them from
+/// the cluster metadata (KIP-925). Each partition is the list of the racks its replicas are on;
+/// an empty list stands for a partition with a replica whose rack is unknown.
+///
+/// ```
+/// use kstreams_assignor::engine::TaskPartitions;
+///
+/// let parts: TaskPartitions = serde_json::from_str(r#"{"input": [["r1", "r2"]], "changelog": [["r3"]]}"#).unwrap();
+/// assert_eq!(parts.input.len(), 1);
+/// assert!(parts.changelog[0].contains("r3"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct TaskPartitions {
+    /// Racks of the replicas of each input (source) partition of the task.
+    #[serde(default)]
+    pub input: Vec<BTreeSet<String>>,
+    /// Racks of the replicas of each changelog partition of the task (stateful tasks).
+    #[serde(default)]
+    pub changelog: Vec<BTreeSet<String>>,
+}
+
+impl TaskPartitions {
+    /// A task whose input partitions have replicas on the given racks, without changelogs.
+    pub fn new<S: Into<String>, R: IntoIterator<Item = S>>(input: impl IntoIterator<Item = R>) -> Self {
+        Self { input: racks(input), changelog: Vec::new() }
+    }
+
+    /// Sets the racks of the replicas of the changelog partitions.
+    pub fn with_changelog<S: Into<String>, R: IntoIterator<Item = S>>(mut self, changelog: impl IntoIterator<Item = R>) -> Self {
+        self.changelog = racks(changelog);
+        self
+    }
+}
+
+fn racks<S: Into<String>, R: IntoIterator<Item = S>>(parts: impl IntoIterator<Item = R>) -> Vec<BTreeSet<String>> {
+    parts.into_iter().map(|p| p.into_iter().map(Into::into).collect()).collect()
 }
 
 impl AssignmentInput {
@@ -139,7 +184,14 @@ impl AssignmentInput {
             stateful_tasks: BTreeSet::new(),
             stateless_tasks: BTreeSet::new(),
             changelog_end_offset_sums: Some(BTreeMap::new()),
+            task_partitions: BTreeMap::new(),
         }
+    }
+
+    /// Sets the partitions (with their replicas' racks) of a task.
+    pub fn with_task_partitions(mut self, task: TaskId, partitions: TaskPartitions) -> Self {
+        self.task_partitions.insert(task, partitions);
+        self
     }
 
     /// Sets the configuration.
@@ -215,6 +267,9 @@ pub enum InputError {
     /// An end-offset sum is given for a task that is not stateful.
     #[error("changelog end-offset sum given for {0}, which is not a stateful task")]
     UnexpectedEndOffsetSum(TaskId),
+    /// Partitions are given for a task that does not exist.
+    #[error("partitions given for unknown task {0}")]
+    UnknownPartitionTask(TaskId),
     /// A client owned the partitions of a task that does not exist.
     #[error("client {process_id} owned partitions of unknown task {task}")]
     UnknownOwnedTask {

@@ -14,9 +14,12 @@
 //! | [`LegacyStickyTaskAssignor`] | `LegacyStickyTaskAssignor` | `legacy_sticky.rs` |
 //! | [`FallbackPriorTaskAssignor`] | `FallbackPriorTaskAssignor` | `fallback_prior.rs` |
 //!
-//! [`assign`] also makes the leader's choice between them. Rack-aware optimisation (KIP-925) has a
-//! seam in `rack_aware.rs` but is not implemented; inputs carry no partition racks, for which
-//! Kafka disables it too.
+//! [`assign`] also makes the leader's choice between them. Rack-aware optimisation (KIP-925,
+//! `rack_aware.rs`) runs where Kafka's does, when the input carries the racks of the tasks'
+//! partitions ([`AssignmentInput::task_partitions`]). For active tasks it reaches Kafka's optimal
+//! cost but may pick a different one of several equally cheap placements; the standby swaps follow
+//! Kafka's rounds, whose end point depends on such ties. Without partition racks the output is
+//! Kafka's exactly, as before.
 //!
 //! Java decides ties by its own orders, which the engine reproduces: process ids as Java's
 //! `UUID.compareTo` ([`cmp_process_ids`]), task ids as `TaskId.compareTo` ([`cmp_task_ids`]),
@@ -69,7 +72,7 @@ pub use assignor::{AssignError, AssignorKind, TaskAssignor, UnknownAssignor, ass
 pub use config::{AssignmentConfigs, ConfigError, MAX_RACK_AWARE_ASSIGNMENT_TAGS, RackAwareStrategy};
 pub use fallback_prior::FallbackPriorTaskAssignor;
 pub use high_availability::HighAvailabilityTaskAssignor;
-pub use input::{AssignmentInput, ClientInput, InputError};
+pub use input::{AssignmentInput, ClientInput, InputError, TaskPartitions};
 pub use legacy_sticky::LegacyStickyTaskAssignor;
 pub use order::{cmp_process_ids, cmp_task_ids};
 pub use output::{Assignment, ClientAssignment, Followup, Warmup};

@@ -88,6 +88,10 @@ impl<'a> Model<'a> {
             }
         }
 
+        if let Some(task) = input.task_partitions.keys().find(|t| !task_index.contains_key(*t)) {
+            return Err(InputError::UnknownPartitionTask(task.clone()));
+        }
+
         let mut seen = HashSet::new();
         let mut clients = Vec::with_capacity(input.clients.len());
         for c in &input.clients {
