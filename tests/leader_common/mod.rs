@@ -1,4 +1,4 @@
-//! Helpers shared by the leader tests: a seeded random stream and the JSON-lines files of the
+//! Helpers shared by the leader tests: the seeded random stream and the JSON-lines files of the
 //! Java parity runs (`compat/java/leader-parity.sh`).
 
 #![allow(dead_code, unreachable_pub)]
@@ -8,32 +8,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// SplitMix64: a small seeded stream, so generated cases depend only on the seed.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `lo..=hi`.
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next_u64() % ((hi - lo) as u64 + 1)) as i64
-    }
-
-    /// `true` with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
-        ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < p
-    }
-}
+/// The engine's seeded SplitMix64 stream, so generated cases depend only on the seed.
+pub use kstreams_assignor::engine::scenario::Rng;
 
 /// `fixtures/leader/<name>`.
 pub fn fixture_path(name: &str) -> PathBuf {
