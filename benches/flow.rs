@@ -16,6 +16,8 @@
 
 use std::hint::black_box;
 
+use kstreams_assignor::engine::scenario::Rng;
+
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use kstreams_assignor::flow::{self, CostMatrix, Graph};
 
@@ -24,19 +26,14 @@ const RACKS: usize = 3;
 const TRAFFIC_COST: i64 = 10;
 const NON_OVERLAP_COST: i64 = 1;
 
-/// splitmix64: a fixed, dependency-free stream of pseudo-random numbers.
-struct Rng(u64);
+/// A number below `n` from the engine's seeded splitmix64 stream.
+trait Below {
+    fn below(&mut self, n: usize) -> usize;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+impl Below for Rng {
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
 }
 
@@ -50,7 +47,7 @@ struct Instance {
 
 impl Instance {
     fn new(tasks: usize, clients: usize) -> Self {
-        let mut rng = Rng(RNG_SEED ^ (tasks as u64) << 20 ^ clients as u64);
+        let mut rng = Rng::new(RNG_SEED ^ (tasks as u64) << 20 ^ clients as u64);
         let missing = (0..tasks)
             .map(|_| {
                 let mut missing = [0; RACKS];

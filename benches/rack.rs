@@ -9,6 +9,8 @@
 
 use std::hint::black_box;
 
+use kstreams_assignor::engine::scenario::Rng;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use kstreams_assignor::engine::{
     AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput, RackAwareStrategy, TaskPartitions, assign,
@@ -18,19 +20,14 @@ use kstreams_assignor::wire::{ProcessId, TaskId};
 const RNG_SEED: u64 = 0x0072_6163_6b39_3235;
 const RACKS: u64 = 3;
 
-/// splitmix64.
-struct Rng(u64);
+/// A number below `n` from the engine's seeded splitmix64 stream.
+trait Below {
+    fn below(&mut self, n: u64) -> u64;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+impl Below for Rng {
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.next_u64() % n
     }
 }
 
@@ -44,7 +41,7 @@ fn partition(rng: &mut Rng) -> Vec<String> {
 }
 
 fn instance(tasks: usize, clients: usize, strategy: RackAwareStrategy) -> AssignmentInput {
-    let mut rng = Rng(RNG_SEED ^ ((tasks as u64) << 20) ^ clients as u64);
+    let mut rng = Rng::new(RNG_SEED ^ ((tasks as u64) << 20) ^ clients as u64);
     let configs =
         AssignmentConfigs::default().with_num_standby_replicas(1).with_rack_aware_assignment_strategy(strategy);
     let mut input = AssignmentInput::new().with_configs(configs);
