@@ -1,6 +1,8 @@
 //! The member side of the consumer group: the assignor hook a Kafka Streams member plugs into its
-//! consumer, and the member's reading of the assignment it receives.
+//! consumer, the member's reading of the assignment it receives, and a blocking group member
+//! over TCP that uses the hook.
 
+pub mod connection;
 pub mod hook;
 
 pub use hook::{Followup, OnAssignmentError, PartitionAssignorHook, ReceivedAssignment, StreamsMember};
