@@ -384,6 +384,31 @@ impl Connection {
     }
 }
 
+/// Asks `conn`'s broker for the coordinator of `group` (`FindCoordinator`, key type group) and
+/// returns its address, `host:port`.
+pub fn find_coordinator(conn: &mut Connection, group: &str) -> Result<String, ConnectionError> {
+    let key = StrBytes::from_string(group.to_owned());
+    let version = conn.version::<messages::FindCoordinatorRequest>()?;
+    let request = messages::FindCoordinatorRequest::default().with_key_type(0);
+    let request = if version >= 4 { request.with_coordinator_keys(vec![key]) } else { request.with_key(key) };
+    let response = conn.call_at(&request, version, conn.timeout)?;
+    let broker = conn.broker().to_owned();
+    let (host, port) = if version >= 4 {
+        let c = response.coordinators.first().ok_or_else(|| ConnectionError::Broker {
+            broker: broker.clone(),
+            api: ApiKey::FindCoordinator,
+            code: ErrorCode::COORDINATOR_NOT_AVAILABLE,
+            message: Some("no coordinator in the response".into()),
+        })?;
+        check(&broker, ApiKey::FindCoordinator, c.error_code, c.error_message.as_ref())?;
+        (c.host.to_string(), c.port)
+    } else {
+        check(&broker, ApiKey::FindCoordinator, response.error_code, response.error_message.as_ref())?;
+        (response.host.to_string(), response.port)
+    };
+    Ok(format!("{host}:{port}"))
+}
+
 /// Returns `Ok` for error code 0, else [`ConnectionError::Broker`].
 pub fn check(broker: &str, api: ApiKey, code: i16, message: Option<&StrBytes>) -> Result<(), ConnectionError> {
     if code == 0 {

@@ -3,6 +3,9 @@
 //! over TCP that uses the hook.
 
 pub mod connection;
+pub mod describe;
 pub mod hook;
+pub mod member;
 
 pub use hook::{Followup, OnAssignmentError, PartitionAssignorHook, ReceivedAssignment, StreamsMember};
+pub use member::{GenerationRecord, GroupMember, MemberConfig, MemberError, MemberEvent, MemberRecord};
