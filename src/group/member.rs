@@ -47,6 +47,33 @@
 //! assignment, so [`leader::assign`](crate::leader::assign) puts the deadline on its own
 //! assignment; the leader also takes it from its assignment report, so that it rejoins at the
 //! deadline even at versions below 7, which cannot carry it.
+//!
+//! Leader-only holds while this member leads: the coordinator makes the first member to join
+//! the leader. If a Java member leads instead, this member is an ordinary client of its
+//! assignment (with one thread's capacity) and may be given tasks.
+//!
+//! The loop is blocking: `stop` is polled between requests and while waiting, not during a
+//! JoinGroup or SyncGroup the coordinator holds (up to the rebalance timeout).
+//!
+//! ```no_run
+//! use kstreams_assignor::group::{GroupMember, MemberConfig, MemberEvent, StreamsMember};
+//! use kstreams_assignor::leader::Topology;
+//! use kstreams_assignor::wire::ProcessId;
+//!
+//! let text = std::fs::read_to_string("fixtures/leader/word-count.describe.txt").unwrap();
+//! let topology = Topology::from_describe(&text, "wc").unwrap();
+//! let config = MemberConfig::new("127.0.0.1:19092", "wc").with_leader_only(true);
+//! let mut member = GroupMember::new(config, topology, StreamsMember::new(ProcessId::random()));
+//! let started = std::time::Instant::now();
+//! let mut stop = || started.elapsed().as_secs() > 60;
+//! member
+//!     .run(&mut stop, &mut |event| {
+//!         if let MemberEvent::Assigned(record) = event {
+//!             println!("{}", serde_json::to_string(&record).unwrap());
+//!         }
+//!     })
+//!     .unwrap();
+//! ```
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
