@@ -135,3 +135,33 @@ fn lead_a_group_on_a_real_broker() {
     let status = lead.wait().unwrap();
     assert!(status.success());
 }
+
+#[test]
+#[ignore = "needs a broker: compat/kafka/broker.sh start"]
+fn the_leader_rejoins_when_a_missing_source_topic_appears() {
+    let app = format!("late-{}", std::process::id());
+    let source = format!("{app}-lines");
+    let text = std::fs::read_to_string("fixtures/leader/word-count.describe.txt").unwrap().replace("text-lines", &source);
+    let dir = std::env::temp_dir().join(&app);
+    std::fs::create_dir_all(&dir).unwrap();
+    let topology_file = dir.join("topology.txt");
+    std::fs::write(&topology_file, &text).unwrap();
+    let mut lead = Command::new(BIN)
+        .args(["lead", "--bootstrap", &bootstrap(), "--group", &app, "--topology"])
+        .arg(&topology_file)
+        .args(["--config", "heartbeat.interval.ms=300", "--config", "metadata.max.age.ms=1000", "--exit-after", "20"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(lead.stdout.take().unwrap()).lines();
+    let first: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    println!("lead: {first}");
+    assert_eq!(first["errorCode"], 1, "INCOMPLETE_SOURCE_TOPIC_METADATA");
+    create_source_topic(&source, 2);
+    let second: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    println!("lead: {second}");
+    assert_eq!(second["generationId"], 2);
+    assert!(second.get("errorCode").is_none());
+    let _ = lead.kill();
+    let _ = lead.wait();
+}
