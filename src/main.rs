@@ -8,7 +8,7 @@ use base64::Engine as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use kstreams_assignor::wire::inspect::{self, Kind};
 use kstreams_assignor::wire::{self, json};
-use kstreams_assignor::{engine, sim};
+use kstreams_assignor::{engine, group, leader, sim};
 use serde_json::Value;
 
 #[derive(Parser)]
@@ -28,6 +28,62 @@ enum Command {
     Assign(AssignArgs),
     /// Simulate successive rebalances of a group until the assignment is stable.
     Simulate(SimulateArgs),
+    /// Join a Kafka Streams group on a real broker and lead it, taking no tasks (leader-only);
+    /// prints each generation's assignment as one line of JSON.
+    Lead(LeadArgs),
+    /// Describe a Kafka Streams group: each member's subscription and assignment, decoded.
+    Describe(DescribeArgs),
+}
+
+#[derive(clap::Args)]
+struct LeadArgs {
+    /// A broker, `host:port` (repeat for more).
+    #[arg(long, required = true)]
+    bootstrap: Vec<String>,
+    /// The group (`application.id`).
+    #[arg(long)]
+    group: String,
+    /// The topology: the crate's topology JSON or `Topology#describe()` text.
+    #[arg(long)]
+    topology: PathBuf,
+    /// Streams and consumer configs, `key=value` (repeatable): the task assignor's
+    /// (`num.standby.replicas`, `acceptable.recovery.lag`, `max.warmup.replicas`,
+    /// `probing.rebalance.interval.ms`, `rack.aware.assignment.*`, `internal.task.assignor.class`),
+    /// `replication.factor`, `topic.*`, `session.timeout.ms`, `max.poll.interval.ms`,
+    /// `heartbeat.interval.ms`, `request.timeout.ms`, `retry.backoff.ms`, `retry.backoff.max.ms`,
+    /// `metadata.max.age.ms`, `client.id`, `group.instance.id`, `application.server`.
+    #[arg(long = "config", value_name = "KEY=VALUE")]
+    configs: Vec<String>,
+    /// Leave the group and exit after this many seconds.
+    #[arg(long)]
+    exit_after: Option<f64>,
+    /// Leave the group and exit when standard input reaches its end.
+    #[arg(long)]
+    exit_on_stdin_close: bool,
+    /// Be a client of the task assignment like a Java member (it still processes nothing),
+    /// instead of leader-only.
+    #[arg(long)]
+    with_tasks: bool,
+    /// The process id to subscribe with (default: a random one).
+    #[arg(long)]
+    process_id: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct DescribeArgs {
+    /// A broker, `host:port`.
+    #[arg(long)]
+    bootstrap: String,
+    /// The group (`application.id`).
+    #[arg(long)]
+    group: String,
+    /// The topology (JSON or `describe()` text): with it, lags per task from the changelogs' end
+    /// offsets; without it, offset sums.
+    #[arg(long)]
+    topology: Option<PathBuf>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -336,6 +392,177 @@ fn simulate(args: SimulateArgs) -> Result<String, String> {
     Ok(report.table())
 }
 
+/// Reads a topology: JSON when the file starts with `{`, else `Topology#describe()` text.
+fn read_topology(path: &PathBuf, group: &str) -> Result<leader::Topology, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let topology = if text.trim_start().starts_with('{') {
+        leader::Topology::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?
+    } else {
+        leader::Topology::from_describe(&text, group).map_err(|e| format!("{}: {e}", path.display()))?
+    };
+    if topology.application_id != group {
+        return Err(format!("{}: application id `{}` is not the group `{group}`", path.display(), topology.application_id));
+    }
+    Ok(topology)
+}
+
+const ASSIGNMENT_KEYS: [&str; 8] = [
+    "num.standby.replicas",
+    "acceptable.recovery.lag",
+    "max.warmup.replicas",
+    "probing.rebalance.interval.ms",
+    "rack.aware.assignment.tags",
+    "rack.aware.assignment.strategy",
+    "rack.aware.assignment.traffic_cost",
+    "rack.aware.assignment.non_overlap_cost",
+];
+
+/// The member configuration from `key=value` pairs.
+fn member_config(args: &LeadArgs) -> Result<(group::MemberConfig, Option<String>), String> {
+    let mut config = group::MemberConfig::new(args.bootstrap[0].clone(), args.group.clone());
+    config.bootstrap = args.bootstrap.clone();
+    config.leader_only = !args.with_tasks;
+    let mut assignment = serde_json::Map::new();
+    let mut endpoint = None;
+    for kv in &args.configs {
+        let (k, v) = kv.split_once('=').ok_or_else(|| format!("--config `{kv}`: expected key=value"))?;
+        let num = |what: &str| -> Result<i64, String> { v.parse().map_err(|_| format!("--config {k}: `{v}` is not {what}")) };
+        let int = |what| num(what).and_then(|n| i32::try_from(n).map_err(|_| format!("--config {k}: {v} is out of range")));
+        let uint = |what| num(what).and_then(|n| u64::try_from(n).map_err(|_| format!("--config {k}: {v} is out of range")));
+        match k {
+            _ if ASSIGNMENT_KEYS.contains(&k) => {
+                let value = if k == "rack.aware.assignment.tags" {
+                    Value::Array(v.split(',').filter(|t| !t.is_empty()).map(|t| Value::String(t.trim().to_owned())).collect())
+                } else {
+                    serde_json::from_str::<Value>(v).ok().filter(Value::is_number).unwrap_or_else(|| Value::String(v.to_owned()))
+                };
+                assignment.insert(k.to_owned(), value);
+            }
+            "internal.task.assignor.class" => {
+                config.leader.assignor = v.parse().map_err(|e: engine::UnknownAssignor| e.to_string())?;
+            }
+            "replication.factor" => {
+                config.replication_factor =
+                    i16::try_from(num("a number")?).map_err(|_| format!("--config {k}: {v} is out of range"))?;
+            }
+            "session.timeout.ms" => config.session_timeout_ms = int("a number")?,
+            "max.poll.interval.ms" => config.rebalance_timeout_ms = int("a number")?,
+            "heartbeat.interval.ms" => config.heartbeat_interval_ms = num("a number")?,
+            "request.timeout.ms" => config.request_timeout_ms = uint("a number")?,
+            "retry.backoff.ms" => config.retry_backoff_ms = uint("a number")?,
+            "retry.backoff.max.ms" => config.retry_backoff_max_ms = uint("a number")?,
+            "metadata.max.age.ms" => config.metadata_max_age_ms = num("a number")?,
+            "client.id" => config.client_id = v.to_owned(),
+            "group.instance.id" => config.group_instance_id = Some(v.to_owned()),
+            "application.server" => endpoint = Some(v.to_owned()),
+            _ if k.starts_with("topic.") => {
+                config.topic_configs.insert(k["topic.".len()..].to_owned(), v.to_owned());
+            }
+            _ => return Err(format!("--config {k}: unknown config")),
+        }
+    }
+    config.leader.assignment = serde_json::from_value(Value::Object(assignment)).map_err(|e| format!("--config: {e}"))?;
+    Ok((config, endpoint))
+}
+
+fn task_ids(tasks: &[wire::TaskId]) -> Value {
+    Value::Array(tasks.iter().map(|t| Value::String(t.to_string())).collect())
+}
+
+fn lead(args: LeadArgs) -> Result<String, String> {
+    let topology = read_topology(&args.topology, &args.group)?;
+    let (config, endpoint) = member_config(&args)?;
+    let process_id = match &args.process_id {
+        Some(p) => p.parse::<wire::ProcessId>().map_err(|e| format!("--process-id: {e}"))?,
+        None => wire::ProcessId::random(),
+    };
+    let mut hook = group::StreamsMember::new(process_id);
+    if let Some(e) = endpoint {
+        hook = hook.with_endpoint(e);
+    }
+    let stopping = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let s = stopping.clone();
+        ctrlc::set_handler(move || s.store(true, std::sync::atomic::Ordering::SeqCst))
+            .map_err(|e| format!("cannot install the signal handler: {e}"))?;
+    }
+    if args.exit_on_stdin_close {
+        let s = stopping.clone();
+        std::thread::spawn(move || {
+            let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+            s.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+    }
+    let deadline = args.exit_after.map(|s| std::time::Instant::now() + std::time::Duration::from_secs_f64(s.max(0.0)));
+    let mut stop = || stopping.load(std::sync::atomic::Ordering::SeqCst) || deadline.is_some_and(|d| std::time::Instant::now() >= d);
+    eprintln!("process id {process_id}, group {}, {}", args.group, if config.leader_only { "leader-only" } else { "with tasks" });
+    let mut member = group::GroupMember::new(config, topology, hook);
+    let mut on_event = |event: group::MemberEvent| match event {
+        group::MemberEvent::Assigned(record) => {
+            let members: Vec<Value> = record
+                .members
+                .iter()
+                .map(|m| {
+                    serde_json::json!({
+                        "memberId": m.member_id,
+                        "processId": m.process_id.to_string(),
+                        "excluded": m.excluded,
+                        "activeTasks": task_ids(&m.active_tasks),
+                        "standbyTasks": task_ids(&m.standby_tasks),
+                        "warmupTasks": task_ids(&m.warmup_tasks),
+                        "nextRebalanceMs": m.next_rebalance_ms,
+                    })
+                })
+                .collect();
+            let mut line = serde_json::json!({
+                "generationId": record.generation_id,
+                "leaderId": record.leader_id,
+                "assignedAtMs": record.assigned_at_ms,
+                "members": members,
+            });
+            if let Some(t) = record.probing_rebalance_at_ms {
+                line["probingRebalanceAtMs"] = Value::from(t);
+            }
+            if let Some(code) = record.error_code {
+                line["errorCode"] = Value::from(code);
+                line["error"] = Value::from(record.error.clone().unwrap_or_default());
+            }
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+        }
+        group::MemberEvent::Joined { generation_id, member_id, leader_id, members } => {
+            let role = if leader_id == member_id { "leader" } else { "follower" };
+            eprintln!("joined generation {generation_id} as {member_id} ({role}, {members} members)");
+        }
+        group::MemberEvent::Received { generation_id, assignment, rejoin_at } => {
+            eprintln!(
+                "generation {generation_id}: {} active, {} standby tasks; rejoin at {}",
+                assignment.active_tasks.len(),
+                assignment.standby_tasks.len(),
+                rejoin_at.map_or("never".to_owned(), |t| t.to_string())
+            );
+        }
+        group::MemberEvent::TopicsCreated(topics) => eprintln!("created {}", topics.join(", ")),
+        group::MemberEvent::Rejoining(why) => eprintln!("rejoining: {why}"),
+        group::MemberEvent::Retrying { error, backoff_ms } => eprintln!("retrying in {backoff_ms} ms: {error}"),
+        group::MemberEvent::Left(what) => eprintln!("{what}"),
+        other => eprintln!("{other:?}"),
+    };
+    member.run(&mut stop, &mut on_event).map_err(|e| e.to_string())?;
+    Ok(String::new())
+}
+
+fn describe(args: DescribeArgs) -> Result<String, String> {
+    let topology = args.topology.as_ref().map(|p| read_topology(p, &args.group)).transpose()?;
+    let described = group::describe::describe_group(&args.bootstrap, &args.group, topology.as_ref(), std::time::Duration::from_secs(30))
+        .map_err(|e| e.to_string())?;
+    Ok(if args.json {
+        format!("{}\n", serde_json::to_string_pretty(&described.to_json()).expect("JSON"))
+    } else {
+        described.table()
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -343,6 +570,8 @@ fn main() -> ExitCode {
         Command::Encode(args) => encode(args),
         Command::Assign(args) => assign(args).map(String::into_bytes),
         Command::Simulate(args) => simulate(args).map(String::into_bytes),
+        Command::Lead(args) => lead(args).map(String::into_bytes),
+        Command::Describe(args) => describe(args).map(String::into_bytes),
     };
     match result {
         Ok(out) => {

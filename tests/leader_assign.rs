@@ -68,6 +68,7 @@ fn run_with(members: &[JoinMember], partitions: i32, config: &LeaderConfig, lead
         metadata: &md,
         end_offsets: &offsets,
         leader_process_id: leader,
+        excluded_members: &[],
         now_ms: NOW,
         config,
     };
@@ -236,6 +237,7 @@ fn missing_source_topic_is_incomplete_metadata() {
         metadata: &md,
         end_offsets: &ChangelogEndOffsets::Unavailable,
         leader_process_id: pid(1),
+        excluded_members: &[],
         now_ms: NOW,
         config: &LeaderConfig::default(),
     };
@@ -254,6 +256,7 @@ fn undecodable_subscription_is_an_error() {
         metadata: &md,
         end_offsets: &ChangelogEndOffsets::Unavailable,
         leader_process_id: pid(1),
+        excluded_members: &[],
         now_ms: NOW,
         config: &LeaderConfig::default(),
     };
@@ -369,6 +372,7 @@ mod hook {
             metadata: &md,
             end_offsets: &offsets,
             leader_process_id: pid(1),
+            excluded_members: &[],
             now_ms: NOW,
             config: &config,
         };
@@ -678,4 +682,86 @@ mod java_parity {
         );
         assert_eq!(differ, 0);
     }
+}
+
+fn run_excluding(members: &[JoinMember], excluded: &[String], leader: ProcessId, end: Option<i64>) -> Run {
+    let topology = topology();
+    let md = metadata(4);
+    let tasks = Tasks::build(&topology, &md).unwrap();
+    let offsets = end.map_or(ChangelogEndOffsets::Unavailable, |e| end_offsets(&tasks, e));
+    let input = LeaderInput {
+        members,
+        topology: &topology,
+        metadata: &md,
+        end_offsets: &offsets,
+        leader_process_id: leader,
+        excluded_members: excluded,
+        now_ms: NOW,
+        config: &LeaderConfig::default(),
+    };
+    Run { tasks, out: assign(&input).unwrap() }
+}
+
+#[test]
+fn an_excluded_leader_gets_nothing_and_changes_nothing_for_the_others() {
+    let others = vec![member("a-1", &v11(2, "host-2:8080")), member("b-1", &v11(3, "host-3:8080"))];
+    let mut all = vec![member("leader-1", &SubscriptionInfo::new(11, pid(1)))];
+    all.extend(others.iter().cloned());
+    let with = run_excluding(&all, &["leader-1".into()], pid(1), Some(100));
+    let without = run_excluding(&others, &[], pid(1), Some(100));
+    let decoded = check(&with, 11);
+    // The leader forms no client and gets an empty assignment with the group's host maps.
+    assert_eq!(with.out.report.clients.keys().copied().collect::<Vec<_>>(), vec![pid(2), pid(3)]);
+    let (parts, info) = &decoded["leader-1"];
+    assert!(parts.is_empty() && info.active_tasks.is_empty() && info.standby_tasks_map().is_empty());
+    assert_eq!(info.partitions_by_host(), without.out.report.infos["a-1"].partitions_by_host());
+    assert_eq!(info.next_rebalance, NextRebalance::NONE);
+    // Everyone else gets exactly what they get without the leader in the group.
+    for id in ["a-1", "b-1"] {
+        assert_eq!(with.out.members[id], without.out.members[id], "{id}");
+    }
+    // Not excluded, the same member would be a client with a share of the tasks.
+    let included = run_excluding(&all, &[], pid(1), Some(100));
+    assert!(!included.out.report.infos["leader-1"].active_tasks.is_empty());
+}
+
+#[test]
+fn an_excluded_leader_counts_in_version_negotiation_and_holds_the_probing_deadline() {
+    // One caught-up client holds every task; two new clients join: warm-ups and a probing rebalance.
+    let topology = topology();
+    let tasks = Tasks::build(&topology, &metadata(4)).unwrap();
+    let sums: BTreeMap<TaskId, i64> = tasks.stateful_tasks().map(|t| (t.clone(), 1_000_000)).collect();
+    let old = SubscriptionInfo::new(11, pid(2)).with_user_end_point("host-2:8080").with_task_offset_sums(sums);
+    let members = vec![
+        member("leader-1", &SubscriptionInfo::new(11, pid(1))),
+        member("a-1", &old),
+        member("b-1", &v11(3, "host-3:8080")),
+        member("c-1", &v11(4, "host-4:8080")),
+    ];
+    let run = run_excluding(&members, &["leader-1".into()], pid(1), Some(1_000_000));
+    let assignment = run.out.report.assignment.as_ref().unwrap();
+    assert!(assignment.followup.probing_rebalance_needed);
+    assert!(assignment.clients.iter().any(|c| !c.warmup_tasks.is_empty()));
+    let infos = &run.out.report.infos;
+    let deadline = NOW + AssignmentConfigs::default().probing_rebalance_interval_ms;
+    assert_eq!(infos["leader-1"].next_rebalance, NextRebalance::at(deadline));
+    // Kafka gives the deadline to the leader's client only: here nobody else holds it.
+    assert_eq!(infos["a-1"].next_rebalance, NextRebalance::NONE);
+    assert_eq!(infos["b-1"].next_rebalance, NextRebalance::NONE);
+    assert_eq!(infos["c-1"].next_rebalance, NextRebalance::NONE);
+
+    // A v7 excluded member lowers the version everyone gets.
+    let mut lower = members.clone();
+    lower[0] = member("leader-1", &SubscriptionInfo::new(7, pid(1)));
+    let run = run_excluding(&lower, &["leader-1".into()], pid(1), Some(1_000_000));
+    assert!(run.out.report.infos.values().all(|i| i.version == 7));
+}
+
+#[test]
+fn a_group_of_excluded_members_only() {
+    let members = vec![member("leader-1", &SubscriptionInfo::new(11, pid(1)))];
+    let run = run_excluding(&members, &["leader-1".into()], pid(1), Some(100));
+    let info = &run.out.report.infos["leader-1"];
+    assert_eq!(info.error_code, AssignorError::NONE);
+    assert!(info.active_tasks.is_empty());
 }

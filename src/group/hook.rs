@@ -44,6 +44,9 @@ use crate::wire::{
 pub trait PartitionAssignorHook {
     /// The protocol name sent in JoinGroup.
     fn name(&self) -> &'static str;
+    /// The process id this member subscribes with (the leader's own client gets the probing
+    /// deadline).
+    fn process_id(&self) -> ProcessId;
     /// The user data of this member's subscription.
     fn subscription_user_data(&mut self) -> Result<Vec<u8>, EncodeError>;
     /// The leader's assignment of the whole group.
@@ -214,6 +217,10 @@ impl StreamsMember {
 impl PartitionAssignorHook for StreamsMember {
     fn name(&self) -> &'static str {
         PROTOCOL_NAME
+    }
+
+    fn process_id(&self) -> ProcessId {
+        self.process_id
     }
 
     fn subscription_user_data(&mut self) -> Result<Vec<u8>, EncodeError> {

@@ -112,6 +112,9 @@ pub struct LeaderInput<'a> {
     pub end_offsets: &'a ChangelogEndOffsets,
     /// The leader's own process id (its client gets the probing deadline).
     pub leader_process_id: ProcessId,
+    /// Members that take part in the group but not in the task assignment (a leader that
+    /// processes nothing itself): see [Excluded members](self#excluded-members).
+    pub excluded_members: &'a [String],
     /// The leader's clock (epoch ms).
     pub now_ms: i64,
     /// The configuration.
@@ -244,6 +247,7 @@ struct Client {
 ///     metadata: &metadata,
 ///     end_offsets: &ChangelogEndOffsets::Unavailable,
 ///     leader_process_id: process,
+///     excluded_members: &[],
 ///     now_ms: 0,
 ///     config: &LeaderConfig::default(),
 /// };
@@ -265,6 +269,7 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
     let mut min_supported = LATEST_SUPPORTED_VERSION;
     let mut future_version = None;
     let mut shutdown = false;
+    let mut excluded: Vec<(String, ProcessId)> = Vec::new();
 
     for member in input.members {
         let id = &member.member_id;
@@ -280,6 +285,10 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
         }
         min_used = min_used.min(info.version);
         min_supported = min_supported.min(info.latest_supported_version);
+        if input.excluded_members.contains(id) {
+            excluded.push((id.clone(), info.process_id));
+            continue;
+        }
         let process_id = if info.version > LATEST_SUPPORTED_VERSION {
             future_version = Some(info.version);
             FUTURE_PROCESS_ID
@@ -406,6 +415,16 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
 
     let effective = engine::effective_assignor(input.config.assignor, &engine_input);
     let assignment = match engine::assign(input.config.assignor, &engine_input) {
+        // Only excluded members: nothing to assign to, and nothing is wrong.
+        _ if clients.is_empty() => Assignment {
+            assignor: effective.to_string(),
+            clients: Vec::new(),
+            followup: engine::Followup {
+                probing_rebalance_needed: false,
+                probing_rebalance_interval_ms: input.config.assignment.probing_rebalance_interval_ms,
+                watch_list: Vec::new(),
+            },
+        },
         Ok(a) => a,
         Err(e) => {
             return error_assignment(input, report, AssignorError::ASSIGNMENT_ERROR, engine_error(&e));
@@ -468,6 +487,23 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
             report.infos.insert(m.consumer.clone(), info);
             report.member_assignments.push(m);
         }
+    }
+    for (member, process_id) in &excluded {
+        let mut info = AssignmentInfo::new(min_used).with_partitions_by_host(partitions_by_host.clone());
+        if min_used >= 6 {
+            info = info.with_standby_partitions_by_host(standby_by_host.clone());
+        }
+        if min_used >= 3 {
+            info = info.with_commonly_supported_version(min_supported);
+        }
+        if min_used >= 7 && assignment.followup.probing_rebalance_needed && *process_id == input.leader_process_id {
+            info = info.with_next_rebalance(NextRebalance::at(deadline));
+        }
+        let encode_err = |source| LeaderError::Encode { member: member.clone(), source };
+        let bytes = info.encode().map_err(encode_err)?;
+        let envelope = AssignmentEnvelope::new(&[], Some(bytes)).encode().map_err(encode_err)?;
+        members.insert(member.clone(), envelope);
+        report.infos.insert(member.clone(), info);
     }
     report.assignment = Some(assignment);
     report.effective_assignor = Some(effective);

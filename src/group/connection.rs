@@ -1,0 +1,531 @@
+//! A blocking connection to one Kafka broker: size-prefixed frames over a [`TcpStream`], request
+//! headers with correlation ids, and `ApiVersions` negotiation. Messages are the
+//! [`kafka_protocol`] crate's.
+//!
+//! [`Connection::connect`] opens the socket and asks the broker for its version ranges
+//! (`ApiVersions` v3, falling back to the version the broker says it supports). Every later
+//! [`call`](Connection::call) sends its request at the highest version that both the broker and
+//! the `kafka-protocol` crate know, and checks that the answer carries the request's correlation
+//! id.
+//!
+//! Frames larger than [`MAX_FRAME_BYTES`] are refused before anything is read into memory, and a
+//! response that does not decode is a [`ConnectionError::Decode`], never a panic. One caveat
+//! remains in the dependency: `kafka-protocol` 0.18.0 reserves array capacity from the count it
+//! reads, so a hostile broker could make it ask for a large allocation from within a frame.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use kafka_protocol::messages::MetadataRequest;
+//! use kstreams_assignor::group::connection::Connection;
+//!
+//! let mut conn = Connection::connect("127.0.0.1:9092", "my-client", Duration::from_secs(10)).unwrap();
+//! let metadata = conn.call(&MetadataRequest::default().with_topics(Some(vec![]))).unwrap();
+//! println!("{} brokers", metadata.brokers.len());
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use kafka_protocol::error::ResponseError;
+use kafka_protocol::messages::{self, ApiKey, RequestHeader, ResponseHeader};
+use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Message, StrBytes};
+
+/// The largest response frame accepted (Kafka's default `socket.request.max.bytes`, 100 MiB).
+pub const MAX_FRAME_BYTES: usize = 100 * 1024 * 1024;
+
+/// A request this connection can send, with its API key and response type.
+pub trait Call: Encodable + Message + HeaderVersion {
+    /// The API key.
+    const KEY: ApiKey;
+    /// The response.
+    type Response: Decodable + Message + HeaderVersion;
+}
+
+macro_rules! calls {
+    ($($req:ident => $resp:ident, $key:ident;)*) => {
+        $(impl Call for messages::$req {
+            const KEY: ApiKey = ApiKey::$key;
+            type Response = messages::$resp;
+        })*
+    };
+}
+
+calls! {
+    ApiVersionsRequest => ApiVersionsResponse, ApiVersions;
+    FindCoordinatorRequest => FindCoordinatorResponse, FindCoordinator;
+    JoinGroupRequest => JoinGroupResponse, JoinGroup;
+    SyncGroupRequest => SyncGroupResponse, SyncGroup;
+    HeartbeatRequest => HeartbeatResponse, Heartbeat;
+    LeaveGroupRequest => LeaveGroupResponse, LeaveGroup;
+    MetadataRequest => MetadataResponse, Metadata;
+    CreateTopicsRequest => CreateTopicsResponse, CreateTopics;
+    ListOffsetsRequest => ListOffsetsResponse, ListOffsets;
+    DescribeGroupsRequest => DescribeGroupsResponse, DescribeGroups;
+    OffsetFetchRequest => OffsetFetchResponse, OffsetFetch;
+}
+
+/// A Kafka error code, printed with Kafka's name (`REBALANCE_IN_PROGRESS (27)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ErrorCode(pub i16);
+
+impl ErrorCode {
+    /// No error.
+    pub const NONE: Self = Self(0);
+    /// `COORDINATOR_LOAD_IN_PROGRESS`.
+    pub const COORDINATOR_LOAD_IN_PROGRESS: Self = Self(14);
+    /// `COORDINATOR_NOT_AVAILABLE`.
+    pub const COORDINATOR_NOT_AVAILABLE: Self = Self(15);
+    /// `NOT_COORDINATOR`.
+    pub const NOT_COORDINATOR: Self = Self(16);
+    /// `ILLEGAL_GENERATION`.
+    pub const ILLEGAL_GENERATION: Self = Self(22);
+    /// `UNKNOWN_MEMBER_ID`.
+    pub const UNKNOWN_MEMBER_ID: Self = Self(25);
+    /// `REBALANCE_IN_PROGRESS`.
+    pub const REBALANCE_IN_PROGRESS: Self = Self(27);
+    /// `UNSUPPORTED_VERSION`.
+    pub const UNSUPPORTED_VERSION: Self = Self(35);
+    /// `TOPIC_ALREADY_EXISTS`.
+    pub const TOPIC_ALREADY_EXISTS: Self = Self(36);
+    /// `MEMBER_ID_REQUIRED`.
+    pub const MEMBER_ID_REQUIRED: Self = Self(79);
+    /// `FENCED_INSTANCE_ID`.
+    pub const FENCED_INSTANCE_ID: Self = Self(82);
+
+    /// Whether this is an error.
+    pub fn is_err(self) -> bool {
+        self.0 != 0
+    }
+
+    /// Kafka's name for the code (`UNKNOWN_SERVER_ERROR` style), or `None` for a code the
+    /// `kafka-protocol` crate does not know.
+    pub fn name(self) -> Option<String> {
+        match ResponseError::try_from_code(self.0) {
+            None => Some("NONE".into()),
+            Some(ResponseError::Unknown(_)) => None,
+            Some(e) => {
+                let camel = format!("{e:?}");
+                let mut out = String::with_capacity(camel.len() + 8);
+                for (i, c) in camel.chars().enumerate() {
+                    if c.is_ascii_uppercase() && i > 0 {
+                        out.push('_');
+                    }
+                    out.push(c.to_ascii_uppercase());
+                }
+                Some(out)
+            }
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(n) => write!(f, "{n} ({})", self.0),
+            None => write!(f, "error code {}", self.0),
+        }
+    }
+}
+
+/// What went wrong talking to a broker. Each variant names the broker (`host:port`).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectionError {
+    /// The TCP connection could not be opened.
+    #[error("cannot connect to {broker}: {source}")]
+    Connect {
+        /// The broker.
+        broker: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Reading or writing failed (including a timeout or the broker closing the socket).
+    #[error("{api:?} with {broker}: {source}")]
+    Io {
+        /// The broker.
+        broker: String,
+        /// The API in flight.
+        api: ApiKey,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The broker sent a frame size out of range.
+    #[error("{broker} sent a {api:?} frame of {size} bytes (accepted: 4 to {MAX_FRAME_BYTES})")]
+    FrameSize {
+        /// The broker.
+        broker: String,
+        /// The API in flight.
+        api: ApiKey,
+        /// The size announced.
+        size: i64,
+    },
+    /// The response carries another correlation id than the request.
+    #[error("{broker} answered {api:?} with correlation id {got}, expected {expected}")]
+    Correlation {
+        /// The broker.
+        broker: String,
+        /// The API in flight.
+        api: ApiKey,
+        /// The id expected.
+        expected: i32,
+        /// The id received.
+        got: i32,
+    },
+    /// A response does not decode.
+    #[error("{api:?} v{version} response from {broker} does not decode: {reason}")]
+    Decode {
+        /// The broker.
+        broker: String,
+        /// The API.
+        api: ApiKey,
+        /// The version it was read at.
+        version: i16,
+        /// The decoder's message.
+        reason: String,
+    },
+    /// A request cannot be encoded at the negotiated version.
+    #[error("{api:?} v{version} request to {broker} cannot be encoded: {reason}")]
+    Encode {
+        /// The broker.
+        broker: String,
+        /// The API.
+        api: ApiKey,
+        /// The version.
+        version: i16,
+        /// The encoder's message.
+        reason: String,
+    },
+    /// The broker and this client share no version of an API.
+    #[error("{broker} supports {api:?} {broker_versions}, this client {client_versions}")]
+    UnsupportedApi {
+        /// The broker.
+        broker: String,
+        /// The API.
+        api: ApiKey,
+        /// The broker's range (`none` when it does not list the API).
+        broker_versions: String,
+        /// The range the `kafka-protocol` crate knows.
+        client_versions: String,
+    },
+    /// The broker answered with an error code.
+    #[error("{api:?} to {broker}: {code}{}", message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
+    Broker {
+        /// The broker.
+        broker: String,
+        /// The API.
+        api: ApiKey,
+        /// The error code.
+        code: ErrorCode,
+        /// The broker's message, if any.
+        message: Option<String>,
+    },
+}
+
+impl ConnectionError {
+    /// The Kafka error code, for [`ConnectionError::Broker`].
+    pub fn code(&self) -> Option<ErrorCode> {
+        match self {
+            Self::Broker { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+}
+
+/// One open connection to a broker.
+#[derive(Debug)]
+pub struct Connection {
+    stream: TcpStream,
+    broker: String,
+    client_id: String,
+    correlation_id: i32,
+    timeout: Duration,
+    /// API key → the broker's (min, max).
+    broker_versions: BTreeMap<i16, (i16, i16)>,
+}
+
+impl Connection {
+    /// Connects to `broker` (`host:port`) and negotiates API versions. `timeout` bounds the
+    /// connect and each read and write.
+    pub fn connect(broker: &str, client_id: &str, timeout: Duration) -> Result<Self, ConnectionError> {
+        let connect_err = |source| ConnectionError::Connect { broker: broker.to_owned(), source };
+        let mut last = None;
+        let mut stream = None;
+        for addr in broker.to_socket_addrs().map_err(connect_err)? {
+            match TcpStream::connect_timeout(&addr, timeout) {
+                Ok(s) => {
+                    stream = Some(s);
+                    break;
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        let stream = stream.ok_or_else(|| {
+            connect_err(last.unwrap_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no address")))
+        })?;
+        let _ = stream.set_nodelay(true);
+        let mut conn = Self {
+            stream,
+            broker: broker.to_owned(),
+            client_id: client_id.to_owned(),
+            correlation_id: 0,
+            timeout,
+            broker_versions: BTreeMap::new(),
+        };
+        conn.negotiate()?;
+        Ok(conn)
+    }
+
+    /// The broker (`host:port`) this connection is to.
+    pub fn broker(&self) -> &str {
+        &self.broker
+    }
+
+    fn negotiate(&mut self) -> Result<(), ConnectionError> {
+        type Req = messages::ApiVersionsRequest;
+        let request = Req::default()
+            .with_client_software_name(StrBytes::from_static_str("kstreams-assignor"))
+            .with_client_software_version(StrBytes::from_static_str(env!("CARGO_PKG_VERSION")));
+        let ours = Req::VERSIONS.max;
+        let (id, body) = self.exchange(&request, ours, self.timeout)?;
+        let response = match decode_response::<Req>(body.clone(), ours) {
+            Ok((got, r)) if ErrorCode(r.error_code) != ErrorCode::UNSUPPORTED_VERSION => {
+                self.check_correlation(ApiKey::ApiVersions, id, got)?;
+                r
+            }
+            first => {
+                // A broker that does not know our version answers in v0 form with its range.
+                let (got, v0) = decode_response::<Req>(body, 0).map_err(|reason| {
+                    let reason = match first {
+                        Err(e) => e,
+                        Ok(_) => reason,
+                    };
+                    ConnectionError::Decode { broker: self.broker.clone(), api: ApiKey::ApiVersions, version: ours, reason }
+                })?;
+                self.check_correlation(ApiKey::ApiVersions, id, got)?;
+                let theirs = v0.api_keys.iter().find(|k| k.api_key == ApiKey::ApiVersions as i16).map(|k| k.max_version);
+                match theirs {
+                    Some(v) if v < ours && v >= Req::VERSIONS.min => self.call_at(&request, v, self.timeout)?,
+                    _ => v0,
+                }
+            }
+        };
+        check(&self.broker, ApiKey::ApiVersions, response.error_code, None)?;
+        self.broker_versions = response.api_keys.iter().map(|k| (k.api_key, (k.min_version, k.max_version))).collect();
+        Ok(())
+    }
+
+    fn check_correlation(&self, api: ApiKey, expected: i32, got: i32) -> Result<(), ConnectionError> {
+        if got != expected {
+            return Err(ConnectionError::Correlation { broker: self.broker.clone(), api, expected, got });
+        }
+        Ok(())
+    }
+
+    /// Writes the request frame and reads the response frame; returns the correlation id sent.
+    fn exchange<R: Call>(&mut self, request: &R, version: i16, timeout: Duration) -> Result<(i32, Vec<u8>), ConnectionError> {
+        let api = R::KEY;
+        self.correlation_id = self.correlation_id.wrapping_add(1);
+        let correlation_id = self.correlation_id;
+        let frame = encode_request(request, version, correlation_id, &self.client_id)
+            .map_err(|reason| ConnectionError::Encode { broker: self.broker.clone(), api, version, reason })?;
+        let io = |source| ConnectionError::Io { broker: self.broker.clone(), api, source };
+        self.stream.set_write_timeout(Some(self.timeout)).map_err(io)?;
+        self.stream.write_all(&frame).map_err(io)?;
+        self.stream.set_read_timeout(Some(timeout.max(Duration::from_millis(1)))).map_err(io)?;
+        let body = read_frame(&mut self.stream).map_err(|e| match e {
+            FrameError::Io(source) => ConnectionError::Io { broker: self.broker.clone(), api, source },
+            FrameError::Size(size) => ConnectionError::FrameSize { broker: self.broker.clone(), api, size },
+        })?;
+        Ok((correlation_id, body))
+    }
+
+    /// The version `R` is sent at: the highest both sides support.
+    pub fn version<R: Call>(&self) -> Result<i16, ConnectionError> {
+        let ours = R::VERSIONS;
+        let unsupported = |theirs: String| ConnectionError::UnsupportedApi {
+            broker: self.broker.clone(),
+            api: R::KEY,
+            broker_versions: theirs,
+            client_versions: format!("{}..={}", ours.min, ours.max),
+        };
+        let &(min, max) = self.broker_versions.get(&(R::KEY as i16)).ok_or_else(|| unsupported("none".into()))?;
+        let v = max.min(ours.max);
+        if v < min.max(ours.min) {
+            return Err(unsupported(format!("{min}..={max}")));
+        }
+        Ok(v)
+    }
+
+    /// Sends `request` at the negotiated version and reads its response.
+    pub fn call<R: Call>(&mut self, request: &R) -> Result<R::Response, ConnectionError> {
+        self.call_with_timeout(request, self.timeout)
+    }
+
+    /// As [`call`](Self::call), waiting up to `timeout` for the response (JoinGroup and SyncGroup
+    /// wait for the whole group).
+    pub fn call_with_timeout<R: Call>(&mut self, request: &R, timeout: Duration) -> Result<R::Response, ConnectionError> {
+        let version = self.version::<R>()?;
+        self.call_at(request, version, timeout)
+    }
+
+    /// Sends `request` at `version` and reads its response.
+    pub fn call_at<R: Call>(&mut self, request: &R, version: i16, timeout: Duration) -> Result<R::Response, ConnectionError> {
+        let (id, body) = self.exchange(request, version, timeout)?;
+        let (got, response) = decode_response::<R>(body, version)
+            .map_err(|reason| ConnectionError::Decode { broker: self.broker.clone(), api: R::KEY, version, reason })?;
+        self.check_correlation(R::KEY, id, got)?;
+        Ok(response)
+    }
+}
+
+/// Asks `conn`'s broker for the coordinator of `group` (`FindCoordinator`, key type group) and
+/// returns its address, `host:port`.
+pub fn find_coordinator(conn: &mut Connection, group: &str) -> Result<String, ConnectionError> {
+    let key = StrBytes::from_string(group.to_owned());
+    let version = conn.version::<messages::FindCoordinatorRequest>()?;
+    let request = messages::FindCoordinatorRequest::default().with_key_type(0);
+    let request = if version >= 4 { request.with_coordinator_keys(vec![key]) } else { request.with_key(key) };
+    let response = conn.call_at(&request, version, conn.timeout)?;
+    let broker = conn.broker().to_owned();
+    let (host, port) = if version >= 4 {
+        let c = response.coordinators.first().ok_or_else(|| ConnectionError::Broker {
+            broker: broker.clone(),
+            api: ApiKey::FindCoordinator,
+            code: ErrorCode::COORDINATOR_NOT_AVAILABLE,
+            message: Some("no coordinator in the response".into()),
+        })?;
+        check(&broker, ApiKey::FindCoordinator, c.error_code, c.error_message.as_ref())?;
+        (c.host.to_string(), c.port)
+    } else {
+        check(&broker, ApiKey::FindCoordinator, response.error_code, response.error_message.as_ref())?;
+        (response.host.to_string(), response.port)
+    };
+    Ok(format!("{host}:{port}"))
+}
+
+/// Returns `Ok` for error code 0, else [`ConnectionError::Broker`].
+pub fn check(broker: &str, api: ApiKey, code: i16, message: Option<&StrBytes>) -> Result<(), ConnectionError> {
+    if code == 0 {
+        return Ok(());
+    }
+    Err(ConnectionError::Broker {
+        broker: broker.to_owned(),
+        api,
+        code: ErrorCode(code),
+        message: message.map(|m| m.to_string()).filter(|m| !m.is_empty()),
+    })
+}
+
+/// A whole request frame: size, header, body.
+pub fn encode_request<R: Call>(request: &R, version: i16, correlation_id: i32, client_id: &str) -> Result<Vec<u8>, String> {
+    let header = RequestHeader::default()
+        .with_request_api_key(R::KEY as i16)
+        .with_request_api_version(version)
+        .with_correlation_id(correlation_id)
+        .with_client_id(Some(StrBytes::from_string(client_id.to_owned())));
+    let mut buf = BytesMut::new();
+    buf.extend_from_slice(&[0; 4]);
+    header.encode(&mut buf, R::header_version(version)).map_err(|e| format!("header: {e}"))?;
+    request.encode(&mut buf, version).map_err(|e| e.to_string())?;
+    let size = i32::try_from(buf.len() - 4).map_err(|_| "request too large".to_owned())?;
+    buf[..4].copy_from_slice(&size.to_be_bytes());
+    Ok(buf.to_vec())
+}
+
+/// Decodes a response frame body (without its size): header, then the body at `version`. Every
+/// byte must be used.
+pub fn decode_response<R: Call>(body: Vec<u8>, version: i16) -> Result<(i32, R::Response), String> {
+    let mut buf = Bytes::from(body);
+    let header = ResponseHeader::decode(&mut buf, R::Response::header_version(version)).map_err(|e| format!("header: {e}"))?;
+    let response = R::Response::decode(&mut buf, version).map_err(|e| e.to_string())?;
+    if !buf.is_empty() {
+        return Err(format!("{} bytes after the response", buf.len()));
+    }
+    Ok((header.correlation_id, response))
+}
+
+/// Why a frame could not be read.
+#[derive(Debug)]
+pub enum FrameError {
+    /// The socket failed.
+    Io(std::io::Error),
+    /// The size prefix is negative or above [`MAX_FRAME_BYTES`].
+    Size(i64),
+}
+
+/// Reads one size-prefixed frame, refusing sizes outside `0..=MAX_FRAME_BYTES` before
+/// allocating.
+pub fn read_frame(stream: &mut impl Read) -> Result<Vec<u8>, FrameError> {
+    let mut size = [0u8; 4];
+    stream.read_exact(&mut size).map_err(FrameError::Io)?;
+    let size = i32::from_be_bytes(size);
+    let len = usize::try_from(size).ok().filter(|&n| n <= MAX_FRAME_BYTES).ok_or(FrameError::Size(size.into()))?;
+    let mut body = Vec::new();
+    stream.take(len as u64).read_to_end(&mut body).map_err(FrameError::Io)?;
+    if body.len() != len {
+        return Err(FrameError::Io(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            format!("frame of {len} bytes ended after {}", body.len()),
+        )));
+    }
+    Ok(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kafka_protocol::messages::{HeartbeatRequest, HeartbeatResponse};
+
+    #[test]
+    fn error_codes_print_kafka_names() {
+        assert_eq!(ErrorCode::REBALANCE_IN_PROGRESS.to_string(), "REBALANCE_IN_PROGRESS (27)");
+        assert_eq!(ErrorCode::MEMBER_ID_REQUIRED.to_string(), "MEMBER_ID_REQUIRED (79)");
+        assert_eq!(ErrorCode(-1).to_string(), "UNKNOWN_SERVER_ERROR (-1)");
+        assert_eq!(ErrorCode(30_000).to_string(), "error code 30000");
+    }
+
+    #[test]
+    fn request_frame_carries_size_header_and_body() {
+        let req = HeartbeatRequest::default().with_generation_id(7);
+        let frame = encode_request(&req, 4, 42, "c").unwrap();
+        let size = i32::from_be_bytes(frame[..4].try_into().unwrap());
+        assert_eq!(size as usize, frame.len() - 4);
+        // api key 12, version 4, correlation id 42
+        assert_eq!(&frame[4..12], &[0, 12, 0, 4, 0, 0, 0, 42]);
+    }
+
+    #[test]
+    fn refuses_bad_frame_sizes() {
+        for size in [-1i32, (MAX_FRAME_BYTES + 1) as i32] {
+            let bytes = size.to_be_bytes();
+            assert!(matches!(read_frame(&mut &bytes[..]), Err(FrameError::Size(s)) if s == size as i64));
+        }
+        let mut truncated = 10i32.to_be_bytes().to_vec();
+        truncated.extend_from_slice(&[1, 2, 3]);
+        assert!(matches!(read_frame(&mut &truncated[..]), Err(FrameError::Io(_))));
+        let mut ok = 2i32.to_be_bytes().to_vec();
+        ok.extend_from_slice(&[9, 8]);
+        assert_eq!(read_frame(&mut &ok[..]).unwrap(), vec![9, 8]);
+    }
+
+    #[test]
+    fn refuses_truncated_and_trailing_responses() {
+        // Heartbeat v4: flexible header (correlation id + tags), throttle, error code, tags.
+        let body = vec![0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 27, 0];
+        let (id, resp) = decode_response::<HeartbeatRequest>(body.clone(), 4).unwrap();
+        assert_eq!((id, resp.error_code), (5, 27));
+        let _: HeartbeatResponse = resp;
+        for n in 0..body.len() {
+            assert!(decode_response::<HeartbeatRequest>(body[..n].to_vec(), 4).is_err(), "prefix {n}");
+        }
+        let mut longer = body;
+        longer.push(0);
+        assert!(decode_response::<HeartbeatRequest>(longer, 4).unwrap_err().contains("after the response"));
+    }
+}

@@ -1,0 +1,1139 @@
+//! A blocking consumer-group member over TCP that takes part in a Kafka Streams group through a
+//! [`PartitionAssignorHook`], and leads it when the coordinator makes it the leader.
+//!
+//! # The member's loop
+//!
+//! 1. **Coordinator.** `FindCoordinator` (key type group) on the bootstrap brokers in turn, then
+//!    a connection to the coordinator.
+//! 2. **JoinGroup** with protocol type `consumer` and one protocol, the hook's
+//!    [`name`](PartitionAssignorHook::name) (`stream`), whose metadata is a
+//!    `ConsumerProtocolSubscription` around the hook's user data: the topology's source topics,
+//!    the partitions this member owns and its generation. The user data is rebuilt for every
+//!    join from the same hook, so the process id stays. `MEMBER_ID_REQUIRED` is answered by
+//!    joining again with the id the coordinator gave.
+//! 3. **Leading.** The member the coordinator names leader runs [`lead`](GroupMember::lead):
+//!    `Metadata` for the topology's topics (partition counts, and replica racks from the
+//!    brokers' racks), creation of missing internal topics as Kafka Streams'
+//!    `InternalTopicManager` creates them (see [`internal_topic_configs`]), `ListOffsets`
+//!    (latest) for the changelog partitions and `OffsetFetch` for source topics used as
+//!    changelogs, then the hook's [`assign`](PartitionAssignorHook::assign). A member in
+//!    leader-only mode ([`MemberConfig::leader_only`]) lists itself in
+//!    [`LeaderInput::excluded_members`]: it gets no tasks.
+//! 4. **SyncGroup** (the leader sends every member's bytes), then the hook's
+//!    [`on_assignment`](PartitionAssignorHook::on_assignment).
+//! 5. **Heartbeats** every `heartbeat.interval.ms`, until the coordinator asks for a rejoin, the
+//!    assignment's follow-up time comes (`nextRebalanceMs`, a version upgrade or downgrade, a
+//!    missing endpoint), the leader sees the partition counts of the source topics change
+//!    (checked every `metadata.max.age.ms`), or the caller stops the member; then
+//!    `LeaveGroup` (dynamic members only, as Java's consumer).
+//!
+//! # Errors during rebalances
+//!
+//! | error | what the member does |
+//! |---|---|
+//! | `REBALANCE_IN_PROGRESS` | joins again |
+//! | `UNKNOWN_MEMBER_ID` | forgets its member id and generation (and owned partitions), joins again |
+//! | `ILLEGAL_GENERATION` | forgets its generation (and owned partitions), keeps its member id, joins again |
+//! | `NOT_COORDINATOR`, `COORDINATOR_NOT_AVAILABLE`, a broken connection | finds the coordinator again, then carries on where it was |
+//! | `COORDINATOR_LOAD_IN_PROGRESS` | retries |
+//! | anything else | stops with the error (after leaving the group) |
+//!
+//! Retries wait `retry.backoff.ms`, doubling up to `retry.backoff.max.ms`.
+//!
+//! # Probing rebalances
+//!
+//! Java members rejoin when the `nextRebalanceMs` of their own assignment comes; Kafka's leader
+//! puts it on a member of the leader's own client. A leader-only member has no client in the
+//! assignment, so [`leader::assign`](crate::leader::assign) puts the deadline on its own
+//! assignment; the leader also takes it from its assignment report, so that it rejoins at the
+//! deadline even at versions below 7, which cannot carry it.
+//!
+//! Leader-only holds while this member leads: the coordinator makes the first member to join
+//! the leader. If a Java member leads instead, this member is an ordinary client of its
+//! assignment (with one thread's capacity) and may be given tasks.
+//!
+//! The loop is blocking: `stop` is polled between requests and while waiting, not during a
+//! JoinGroup or SyncGroup the coordinator holds (up to the rebalance timeout).
+//!
+//! ```no_run
+//! use kstreams_assignor::group::{GroupMember, MemberConfig, MemberEvent, StreamsMember};
+//! use kstreams_assignor::leader::Topology;
+//! use kstreams_assignor::wire::ProcessId;
+//!
+//! let text = std::fs::read_to_string("fixtures/leader/word-count.describe.txt").unwrap();
+//! let topology = Topology::from_describe(&text, "wc").unwrap();
+//! let config = MemberConfig::new("127.0.0.1:19092", "wc").with_leader_only(true);
+//! let mut member = GroupMember::new(config, topology, StreamsMember::new(ProcessId::random()));
+//! let started = std::time::Instant::now();
+//! let mut stop = || started.elapsed().as_secs() > 60;
+//! member
+//!     .run(&mut stop, &mut |event| {
+//!         if let MemberEvent::Assigned(record) = event {
+//!             println!("{}", serde_json::to_string(&record).unwrap());
+//!         }
+//!     })
+//!     .unwrap();
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use kafka_protocol::messages::{
+    ApiKey, BrokerId, CreateTopicsRequest, GroupId, HeartbeatRequest, JoinGroupRequest,
+    LeaveGroupRequest, ListOffsetsRequest, MetadataRequest, MetadataResponse, OffsetFetchRequest, SyncGroupRequest, TopicName,
+    create_topics_request::{CreatableTopic, CreatableTopicConfig},
+    join_group_request::JoinGroupRequestProtocol,
+    leave_group_request::MemberIdentity,
+    list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic},
+    metadata_request::MetadataRequestTopic,
+    offset_fetch_request::{OffsetFetchRequestGroup, OffsetFetchRequestTopics},
+    sync_group_request::SyncGroupRequestAssignment,
+};
+use kafka_protocol::protocol::StrBytes;
+use serde::Serialize;
+
+use super::connection::{Connection, ConnectionError, ErrorCode, check, find_coordinator};
+use super::hook::{Followup, OnAssignmentError, PartitionAssignorHook, ReceivedAssignment};
+use crate::leader::{ChangelogEndOffsets, ClusterMetadata, JoinMember, LeaderConfig, LeaderError, LeaderInput, Tasks, Topology};
+use crate::wire::{
+    AssignmentEnvelope, DecodeError, EncodeError, PROTOCOL_TYPE, ProcessId, SubscriptionEnvelope,
+    SubscriptionInfo, TaskId, TopicPartition,
+};
+
+/// The member's configuration; the defaults are Kafka Streams' consumer defaults.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct MemberConfig {
+    /// Bootstrap brokers, `host:port`.
+    pub bootstrap: Vec<String>,
+    /// `group.id` (Kafka Streams: `application.id`).
+    pub group_id: String,
+    /// `client.id`.
+    pub client_id: String,
+    /// `group.instance.id` (static membership), if any.
+    pub group_instance_id: Option<String>,
+    /// `session.timeout.ms` (45 s).
+    pub session_timeout_ms: i32,
+    /// The rebalance timeout: `max.poll.interval.ms` (300 s).
+    pub rebalance_timeout_ms: i32,
+    /// `heartbeat.interval.ms` (3 s).
+    pub heartbeat_interval_ms: i64,
+    /// `request.timeout.ms` (30 s): connect, read and write timeout of other requests.
+    pub request_timeout_ms: u64,
+    /// `retry.backoff.ms` (100 ms).
+    pub retry_backoff_ms: u64,
+    /// `retry.backoff.max.ms` (1 s).
+    pub retry_backoff_max_ms: u64,
+    /// `metadata.max.age.ms` (5 min): how often the leader checks its source topics.
+    pub metadata_max_age_ms: i64,
+    /// Take part in the group but not in the task assignment (this member gets no tasks).
+    pub leader_only: bool,
+    /// `replication.factor` of created internal topics (-1: the broker's default).
+    pub replication_factor: i16,
+    /// `topic.`-prefixed Streams configs, without the prefix: they override the internal
+    /// topics' defaults.
+    pub topic_configs: BTreeMap<String, String>,
+    /// The leader's assignor configuration.
+    pub leader: LeaderConfig,
+}
+
+impl MemberConfig {
+    /// A configuration with Kafka's defaults.
+    pub fn new(bootstrap: impl Into<String>, group_id: impl Into<String>) -> Self {
+        Self {
+            bootstrap: vec![bootstrap.into()],
+            group_id: group_id.into(),
+            client_id: "kstreams-assignor".into(),
+            group_instance_id: None,
+            session_timeout_ms: 45_000,
+            rebalance_timeout_ms: 300_000,
+            heartbeat_interval_ms: 3_000,
+            request_timeout_ms: 30_000,
+            retry_backoff_ms: 100,
+            retry_backoff_max_ms: 1_000,
+            metadata_max_age_ms: 300_000,
+            leader_only: false,
+            replication_factor: -1,
+            topic_configs: BTreeMap::new(),
+            leader: LeaderConfig::default(),
+        }
+    }
+
+    /// Sets leader-only mode.
+    pub fn with_leader_only(mut self, leader_only: bool) -> Self {
+        self.leader_only = leader_only;
+        self
+    }
+
+    /// Sets `client.id`.
+    pub fn with_client_id(mut self, id: impl Into<String>) -> Self {
+        self.client_id = id.into();
+        self
+    }
+
+    /// Sets `group.instance.id`.
+    pub fn with_group_instance_id(mut self, id: impl Into<String>) -> Self {
+        self.group_instance_id = Some(id.into());
+        self
+    }
+
+    fn request_timeout(&self) -> Duration {
+        Duration::from_millis(self.request_timeout_ms)
+    }
+
+    fn group_timeout(&self) -> Duration {
+        Duration::from_millis(u64::try_from(self.rebalance_timeout_ms).unwrap_or(0)) + self.request_timeout()
+    }
+}
+
+/// The configs Kafka Streams creates an internal topic with (`InternalTopicManager`): for a
+/// repartition topic (`RepartitionTopicConfig`) `cleanup.policy=delete`,
+/// `segment.bytes=52428800`, `retention.ms=-1`; for a changelog (`UnwindowedUnversionedChangelogTopicConfig`)
+/// `cleanup.policy=compact`; both `message.timestamp.type=CreateTime`. `topic.`-prefixed Streams
+/// configs override these.
+///
+/// The topology model does not tell windowed or versioned stores apart, so every changelog gets
+/// the configs of a key-value store's changelog (Kafka gives a window store's changelog
+/// `cleanup.policy=compact,delete` and a retention).
+///
+/// ```
+/// use kstreams_assignor::group::member::internal_topic_configs;
+///
+/// let c = internal_topic_configs(true, &Default::default());
+/// assert_eq!(c["cleanup.policy"], "delete");
+/// assert_eq!(c["segment.bytes"], "52428800");
+/// assert_eq!(internal_topic_configs(false, &Default::default())["cleanup.policy"], "compact");
+/// ```
+pub fn internal_topic_configs(repartition: bool, overrides: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let mut c = BTreeMap::new();
+    c.insert("message.timestamp.type".to_owned(), "CreateTime".to_owned());
+    if repartition {
+        c.insert("cleanup.policy".to_owned(), "delete".to_owned());
+        c.insert("segment.bytes".to_owned(), "52428800".to_owned());
+        c.insert("retention.ms".to_owned(), "-1".to_owned());
+    } else {
+        c.insert("cleanup.policy".to_owned(), "compact".to_owned());
+    }
+    c.extend(overrides.iter().map(|(k, v)| (k.clone(), v.clone())));
+    c
+}
+
+/// What the member reports as it goes.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum MemberEvent {
+    /// A JoinGroup completed.
+    Joined {
+        /// The generation.
+        generation_id: i32,
+        /// This member's id.
+        member_id: String,
+        /// The leader's member id.
+        leader_id: String,
+        /// Members in the generation (known to the leader only; 0 otherwise).
+        members: usize,
+    },
+    /// The leader created internal topics.
+    TopicsCreated(Vec<String>),
+    /// The leader's assignment of one generation.
+    Assigned(GenerationRecord),
+    /// This member's own assignment, read by the hook.
+    Received {
+        /// The generation.
+        generation_id: i32,
+        /// The hook's reading.
+        assignment: Box<ReceivedAssignment>,
+        /// When the member will rejoin (epoch ms), if it will.
+        rejoin_at: Option<i64>,
+    },
+    /// The member joins again.
+    Rejoining(String),
+    /// A retriable error; the member waits and retries.
+    Retrying {
+        /// The error.
+        error: String,
+        /// The wait.
+        backoff_ms: u64,
+    },
+    /// The member left the group.
+    Left(String),
+}
+
+/// The leader's assignment of one generation, per member.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct GenerationRecord {
+    /// The generation.
+    pub generation_id: i32,
+    /// The leader's member id.
+    pub leader_id: String,
+    /// The leader's clock when it assigned (epoch ms).
+    pub assigned_at_ms: i64,
+    /// The error code sent to every member, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<i32>,
+    /// Why (for an error assignment).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// When the leader rejoins for a probing rebalance (epoch ms), if one is wanted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probing_rebalance_at_ms: Option<i64>,
+    /// Every member's assignment, in member id order.
+    pub members: Vec<MemberRecord>,
+}
+
+/// One member's assignment in a [`GenerationRecord`].
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct MemberRecord {
+    /// The member id.
+    pub member_id: String,
+    /// Its process id.
+    pub process_id: ProcessId,
+    /// Whether it was excluded from the task assignment.
+    pub excluded: bool,
+    /// Active tasks.
+    pub active_tasks: Vec<TaskId>,
+    /// Standby tasks that are not warm-ups.
+    pub standby_tasks: Vec<TaskId>,
+    /// Warm-up tasks (sent as standbys; the task assignor's warm-ups of the member's client).
+    pub warmup_tasks: Vec<TaskId>,
+    /// Its `nextRebalanceMs`.
+    pub next_rebalance_ms: i64,
+}
+
+/// Why the member stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MemberError {
+    /// A broker request failed with an error the member does not recover from.
+    #[error(transparent)]
+    Connection(#[from] ConnectionError),
+    /// No bootstrap broker answered `FindCoordinator`.
+    #[error("no coordinator found for group `{group}`: {last}")]
+    NoCoordinator {
+        /// The group.
+        group: String,
+        /// The last error.
+        last: String,
+    },
+    /// The hook could not build the subscription.
+    #[error("subscription: {0}")]
+    Subscription(#[from] EncodeError),
+    /// The leader's assignment failed.
+    #[error(transparent)]
+    Leader(#[from] LeaderError),
+    /// The assignment received does not decode.
+    #[error("assignment received: {0}")]
+    AssignmentDecode(#[source] DecodeError),
+    /// The hook refused the assignment received.
+    #[error("assignment received: {0}")]
+    OnAssignment(#[from] OnAssignmentError),
+    /// The coordinator chose another protocol than the hook's.
+    #[error("the coordinator chose protocol `{got}`, this member offers `{expected}`")]
+    Protocol {
+        /// The hook's protocol.
+        expected: String,
+        /// The protocol chosen.
+        got: String,
+    },
+    /// An internal topic exists with another partition count than the topology needs (Kafka
+    /// Streams' leader fails the same way).
+    #[error("internal topic `{topic}` has {actual} partitions, the topology needs {expected}")]
+    InternalTopic {
+        /// The topic.
+        topic: String,
+        /// The partitions needed.
+        expected: i32,
+        /// The partitions it has.
+        actual: i32,
+    },
+    /// Creating an internal topic failed.
+    #[error("creating internal topics: {0}")]
+    CreateTopics(#[source] ConnectionError),
+}
+
+/// What the loop does after an error.
+enum Recovery {
+    /// Join again (after forgetting the member id, or the generation).
+    Rejoin { forget_member_id: bool, forget_generation: bool },
+    /// Find the coordinator again, then carry on.
+    Refind,
+    /// Try the same step again.
+    Retry,
+    /// Stop.
+    Fatal,
+}
+
+fn recovery(e: &MemberError) -> Recovery {
+    match e {
+        MemberError::Connection(c) => match c.code() {
+            Some(ErrorCode::REBALANCE_IN_PROGRESS) => Recovery::Rejoin { forget_member_id: false, forget_generation: false },
+            Some(ErrorCode::UNKNOWN_MEMBER_ID) => Recovery::Rejoin { forget_member_id: true, forget_generation: true },
+            Some(ErrorCode::ILLEGAL_GENERATION) => Recovery::Rejoin { forget_member_id: false, forget_generation: true },
+            Some(ErrorCode::NOT_COORDINATOR | ErrorCode::COORDINATOR_NOT_AVAILABLE) => Recovery::Refind,
+            Some(ErrorCode::COORDINATOR_LOAD_IN_PROGRESS) => Recovery::Retry,
+            Some(_) => Recovery::Fatal,
+            None => match c {
+                ConnectionError::Connect { .. } | ConnectionError::Io { .. } => Recovery::Refind,
+                _ => Recovery::Fatal,
+            },
+        },
+        MemberError::NoCoordinator { .. } => Recovery::Retry,
+        _ => Recovery::Fatal,
+    }
+}
+
+/// Where the member is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// It must (re)join.
+    Join,
+    /// It has an assignment and heartbeats.
+    Stable,
+}
+
+/// The current epoch time in ms.
+pub fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// A consumer-group member over TCP driven by a [`PartitionAssignorHook`] (see the
+/// [module docs](self)).
+#[derive(Debug)]
+pub struct GroupMember<H> {
+    config: MemberConfig,
+    topology: Topology,
+    hook: H,
+    process_id: ProcessId,
+    coordinator: Option<Connection>,
+    member_id: String,
+    generation_id: i32,
+    owned: Vec<TopicPartition>,
+    phase: Phase,
+    rejoin_reason: String,
+    rejoin_at: Option<i64>,
+    /// As leader: the source topics' partition counts the last assignment used.
+    assigned_counts: Option<BTreeMap<String, i32>>,
+    next_metadata_check: i64,
+}
+
+impl<H: PartitionAssignorHook> GroupMember<H> {
+    /// A member of `config.group_id` with the hook `hook` (whose process id it keeps) for the
+    /// application `topology`.
+    pub fn new(config: MemberConfig, topology: Topology, hook: H) -> Self {
+        let process_id = hook.process_id();
+        Self {
+            config,
+            topology,
+            hook,
+            process_id,
+            coordinator: None,
+            member_id: String::new(),
+            generation_id: -1,
+            owned: Vec::new(),
+            phase: Phase::Join,
+            rejoin_reason: "initial join".into(),
+            rejoin_at: None,
+            assigned_counts: None,
+            next_metadata_check: i64::MAX,
+        }
+    }
+
+    /// The member id (empty before the first join).
+    pub fn member_id(&self) -> &str {
+        &self.member_id
+    }
+
+    /// The process id the member subscribes with.
+    pub fn process_id(&self) -> ProcessId {
+        self.process_id
+    }
+
+    /// The current generation (-1: none).
+    pub fn generation_id(&self) -> i32 {
+        self.generation_id
+    }
+
+    /// The hook.
+    pub fn hook(&self) -> &H {
+        &self.hook
+    }
+
+    /// Runs until `stop` returns true (polled at least every 100 ms) or a fatal error; leaves the
+    /// group on the way out. Every step is reported to `on_event`.
+    pub fn run(&mut self, stop: &mut dyn FnMut() -> bool, on_event: &mut dyn FnMut(MemberEvent)) -> Result<(), MemberError> {
+        let mut backoff = self.config.retry_backoff_ms;
+        loop {
+            if stop() {
+                self.leave(on_event);
+                return Ok(());
+            }
+            match self.step(stop, on_event) {
+                Ok(()) => backoff = self.config.retry_backoff_ms,
+                Err(e) => {
+                    match recovery(&e) {
+                        Recovery::Fatal => {
+                            self.leave(on_event);
+                            return Err(e);
+                        }
+                        Recovery::Rejoin { forget_member_id, forget_generation } => {
+                            if forget_member_id {
+                                self.member_id.clear();
+                            }
+                            if forget_generation {
+                                self.generation_id = -1;
+                                self.owned.clear();
+                            }
+                            self.request_rejoin(e.to_string(), on_event);
+                            continue;
+                        }
+                        Recovery::Refind => self.coordinator = None,
+                        Recovery::Retry => {}
+                    }
+                    on_event(MemberEvent::Retrying { error: e.to_string(), backoff_ms: backoff });
+                    sleep_polling(Duration::from_millis(backoff), stop);
+                    backoff = (backoff * 2).min(self.config.retry_backoff_max_ms.max(self.config.retry_backoff_ms));
+                }
+            }
+        }
+    }
+
+    fn request_rejoin(&mut self, reason: String, on_event: &mut dyn FnMut(MemberEvent)) {
+        on_event(MemberEvent::Rejoining(reason.clone()));
+        self.rejoin_reason = reason;
+        self.phase = Phase::Join;
+        self.rejoin_at = None;
+    }
+
+    /// One step: make sure of the coordinator, then join and sync, or heartbeat once.
+    fn step(&mut self, stop: &mut dyn FnMut() -> bool, on_event: &mut dyn FnMut(MemberEvent)) -> Result<(), MemberError> {
+        if self.coordinator.is_none() {
+            self.coordinator = Some(self.find_coordinator()?);
+        }
+        match self.phase {
+            Phase::Join => self.join_and_sync(on_event),
+            Phase::Stable => self.heartbeat_once(stop, on_event),
+        }
+    }
+
+    fn coordinator(&mut self) -> &mut Connection {
+        self.coordinator.as_mut().expect("step() connects first")
+    }
+
+    fn find_coordinator(&self) -> Result<Connection, MemberError> {
+        let mut last = String::from("no bootstrap broker");
+        for broker in &self.config.bootstrap {
+            match self.find_coordinator_via(broker) {
+                Ok(c) => return Ok(c),
+                Err(e) => last = e.to_string(),
+            }
+        }
+        Err(MemberError::NoCoordinator { group: self.config.group_id.clone(), last })
+    }
+
+    fn find_coordinator_via(&self, broker: &str) -> Result<Connection, ConnectionError> {
+        let mut conn = Connection::connect(broker, &self.config.client_id, self.config.request_timeout())?;
+        let address = find_coordinator(&mut conn, &self.config.group_id)?;
+        if address == broker {
+            return Ok(conn);
+        }
+        Connection::connect(&address, &self.config.client_id, self.config.request_timeout())
+    }
+
+    /// The topics the member subscribes to: every source topic of the topology, sorted.
+    fn subscribed_topics(&self) -> Vec<String> {
+        let topics: BTreeSet<String> =
+            self.topology.subtopologies.iter().flat_map(|s| s.source_topics.iter()).map(|t| self.topology.topic_name(t)).collect();
+        topics.into_iter().collect()
+    }
+
+    fn join_and_sync(&mut self, on_event: &mut dyn FnMut(MemberEvent)) -> Result<(), MemberError> {
+        let user_data = self.hook.subscription_user_data()?;
+        let mut envelope = SubscriptionEnvelope::new(self.subscribed_topics(), Some(user_data)).with_owned_partitions(&self.owned);
+        if !self.owned.is_empty() {
+            envelope = envelope.with_generation_id(self.generation_id);
+        }
+        let metadata = envelope.encode()?;
+        let group = GroupId(StrBytes::from_string(self.config.group_id.clone()));
+        let instance = self.config.group_instance_id.clone().map(StrBytes::from_string);
+        let timeout = self.config.group_timeout();
+        let version = self.coordinator().version::<JoinGroupRequest>()?;
+        let response = loop {
+            let request = JoinGroupRequest::default()
+                .with_group_id(group.clone())
+                .with_session_timeout_ms(self.config.session_timeout_ms)
+                .with_rebalance_timeout_ms(self.config.rebalance_timeout_ms)
+                .with_member_id(StrBytes::from_string(self.member_id.clone()))
+                .with_group_instance_id(if version >= 5 { instance.clone() } else { None })
+                .with_protocol_type(StrBytes::from_static_str(PROTOCOL_TYPE))
+                .with_protocols(vec![
+                    JoinGroupRequestProtocol::default()
+                        .with_name(StrBytes::from_static_str(self.hook.name()))
+                        .with_metadata(Bytes::from(metadata.clone())),
+                ])
+                .with_reason((version >= 8).then(|| StrBytes::from_string(self.rejoin_reason.clone())));
+            let conn = self.coordinator();
+            let broker = conn.broker().to_owned();
+            let response = conn.call_at(&request, version, timeout)?;
+            if ErrorCode(response.error_code) == ErrorCode::MEMBER_ID_REQUIRED {
+                self.member_id = response.member_id.to_string();
+                continue;
+            }
+            check(&broker, ApiKey::JoinGroup, response.error_code, None)?;
+            break response;
+        };
+        if let Some(name) = response.protocol_name.as_ref().filter(|n| n.as_str() != self.hook.name()) {
+            return Err(MemberError::Protocol { expected: self.hook.name().into(), got: name.to_string() });
+        }
+        self.member_id = response.member_id.to_string();
+        self.generation_id = response.generation_id;
+        let leader_id = response.leader.to_string();
+        on_event(MemberEvent::Joined {
+            generation_id: self.generation_id,
+            member_id: self.member_id.clone(),
+            leader_id: leader_id.clone(),
+            members: response.members.len(),
+        });
+
+        let is_leader = leader_id == self.member_id && !response.skip_assignment;
+        let mut assignments = Vec::new();
+        let mut probing_at = None;
+        if is_leader {
+            let members: Vec<JoinMember> = response
+                .members
+                .iter()
+                .map(|m| JoinMember {
+                    member_id: m.member_id.to_string(),
+                    group_instance_id: m.group_instance_id.as_ref().map(|s| s.to_string()),
+                    subscription: m.metadata.to_vec(),
+                })
+                .collect();
+            let record = self.lead(&members, on_event)?;
+            probing_at = record.1.probing_rebalance_at_ms;
+            assignments = record
+                .0
+                .into_iter()
+                .map(|(member, bytes)| {
+                    SyncGroupRequestAssignment::default()
+                        .with_member_id(StrBytes::from_string(member))
+                        .with_assignment(Bytes::from(bytes))
+                })
+                .collect();
+            on_event(MemberEvent::Assigned(record.1));
+        } else {
+            self.assigned_counts = None;
+        }
+
+        let version = self.coordinator().version::<SyncGroupRequest>()?;
+        let request = SyncGroupRequest::default()
+            .with_group_id(group)
+            .with_generation_id(self.generation_id)
+            .with_member_id(StrBytes::from_string(self.member_id.clone()))
+            .with_group_instance_id(if version >= 3 { instance } else { None })
+            .with_protocol_type((version >= 5).then(|| StrBytes::from_static_str(PROTOCOL_TYPE)))
+            .with_protocol_name((version >= 5).then(|| StrBytes::from_static_str(self.hook.name())))
+            .with_assignments(assignments);
+        let conn = self.coordinator();
+        let broker = conn.broker().to_owned();
+        let response = conn.call_at(&request, version, timeout)?;
+        check(&broker, ApiKey::SyncGroup, response.error_code, None)?;
+        let envelope = AssignmentEnvelope::decode(&response.assignment).map_err(MemberError::AssignmentDecode)?;
+        let received = self.hook.on_assignment(&envelope)?;
+        self.owned = envelope.partitions();
+        let now = now_ms();
+        let mut rejoin_at = match received.followup {
+            Followup::At(next) => next.deadline(),
+            Followup::Upgrade { .. } | Followup::Downgrade { .. } | Followup::EndpointMissing => Some(now),
+            _ => None,
+        };
+        if let Some(t) = probing_at {
+            rejoin_at = Some(rejoin_at.map_or(t, |r| r.min(t)));
+        }
+        self.rejoin_at = rejoin_at;
+        self.rejoin_reason = match received.followup {
+            Followup::Upgrade { to } => format!("version upgrade to {to}"),
+            Followup::Downgrade { to } => format!("version downgrade to {to}"),
+            Followup::EndpointMissing => "endpoint missing from the host maps".into(),
+            _ => "probing rebalance".into(),
+        };
+        on_event(MemberEvent::Received { generation_id: self.generation_id, assignment: Box::new(received), rejoin_at });
+        self.phase = Phase::Stable;
+        Ok(())
+    }
+
+    /// Waits until the next heartbeat is due (or a rejoin or stop is wanted), then heartbeats.
+    fn heartbeat_once(&mut self, stop: &mut dyn FnMut() -> bool, on_event: &mut dyn FnMut(MemberEvent)) -> Result<(), MemberError> {
+        let due = now_ms().saturating_add(self.config.heartbeat_interval_ms);
+        loop {
+            if stop() {
+                return Ok(());
+            }
+            let now = now_ms();
+            if let Some(t) = self.rejoin_at.filter(|&t| t <= now) {
+                let reason = format!("{} due at {t}", self.rejoin_reason);
+                self.request_rejoin(reason, on_event);
+                return Ok(());
+            }
+            if self.assigned_counts.is_some() && now >= self.next_metadata_check {
+                self.next_metadata_check = now.saturating_add(self.config.metadata_max_age_ms);
+                if let Some(reason) = self.source_metadata_changed()? {
+                    self.request_rejoin(reason, on_event);
+                    return Ok(());
+                }
+            }
+            if now >= due {
+                break;
+            }
+            let wait = (due - now).min(100);
+            std::thread::sleep(Duration::from_millis(u64::try_from(wait).unwrap_or(0)));
+        }
+        let instance = self.config.group_instance_id.clone().map(StrBytes::from_string);
+        let version = self.coordinator().version::<HeartbeatRequest>()?;
+        let request = HeartbeatRequest::default()
+            .with_group_id(GroupId(StrBytes::from_string(self.config.group_id.clone())))
+            .with_generation_id(self.generation_id)
+            .with_member_id(StrBytes::from_string(self.member_id.clone()))
+            .with_group_instance_id(if version >= 3 { instance } else { None });
+        let conn = self.coordinator();
+        let broker = conn.broker().to_owned();
+        let response = conn.call(&request)?;
+        check(&broker, ApiKey::Heartbeat, response.error_code, None)?;
+        Ok(())
+    }
+
+    /// As leader: whether the source topics' partition counts differ from those assigned with.
+    fn source_metadata_changed(&mut self) -> Result<Option<String>, MemberError> {
+        let Some(assigned) = self.assigned_counts.clone() else { return Ok(None) };
+        let topics: Vec<String> = self.external_source_topics().into_iter().collect();
+        let conn = self.coordinator();
+        let metadata = fetch_metadata(conn, &topics)?;
+        let now = partition_counts(&metadata, &topics);
+        Ok((now != assigned).then(|| format!("source topic partitions changed from {assigned:?} to {now:?}")))
+    }
+
+    fn leave(&mut self, on_event: &mut dyn FnMut(MemberEvent)) {
+        if self.member_id.is_empty() || self.config.group_instance_id.is_some() {
+            return;
+        }
+        let Some(conn) = self.coordinator.as_mut() else { return };
+        let member_id = StrBytes::from_string(self.member_id.clone());
+        let version = match conn.version::<LeaveGroupRequest>() {
+            Ok(v) => v,
+            Err(e) => return on_event(MemberEvent::Left(format!("{} leaving: {e}", self.member_id))),
+        };
+        let request = LeaveGroupRequest::default().with_group_id(GroupId(StrBytes::from_string(self.config.group_id.clone())));
+        let request = if version >= 3 {
+            request.with_members(vec![
+                MemberIdentity::default()
+                    .with_member_id(member_id)
+                    .with_reason((version >= 5).then(|| StrBytes::from_static_str("the member is closing"))),
+            ])
+        } else {
+            request.with_member_id(member_id)
+        };
+        let outcome = match conn.call(&request) {
+            Ok(r) => check(conn.broker(), ApiKey::LeaveGroup, r.error_code, None).map(|()| "left".to_owned()),
+            Err(e) => Err(e),
+        };
+        on_event(MemberEvent::Left(match outcome {
+            Ok(s) => format!("{} {s}", self.member_id),
+            Err(e) => format!("{} leaving: {e}", self.member_id),
+        }));
+        self.member_id.clear();
+        self.generation_id = -1;
+    }
+
+    /// Source topics that are not repartition topics.
+    fn external_source_topics(&self) -> BTreeSet<String> {
+        self.topology
+            .subtopologies
+            .iter()
+            .flat_map(|s| s.source_topics.iter())
+            .filter(|t| !self.topology.is_repartition_topic(t))
+            .cloned()
+            .collect()
+    }
+
+    /// The leader's work for one generation: metadata, internal topics, end offsets, then the
+    /// hook's assignment. Returns each member's bytes and the record of the generation.
+    pub fn lead(
+        &mut self,
+        members: &[JoinMember],
+        on_event: &mut dyn FnMut(MemberEvent),
+    ) -> Result<(BTreeMap<String, Vec<u8>>, GenerationRecord), MemberError> {
+        let external: Vec<String> = self.external_source_topics().into_iter().collect();
+        let mut wanted: BTreeSet<String> = external.iter().cloned().collect();
+        for s in &self.topology.subtopologies {
+            wanted.extend(s.stores.iter().filter_map(|st| self.topology.changelog_topic(st)));
+        }
+        wanted.extend(self.topology.repartition_topics.iter().map(|r| self.topology.topic_name(&r.name)));
+        let wanted: Vec<String> = wanted.into_iter().collect();
+
+        let group_id = self.config.group_id.clone();
+        let replication_factor = self.config.replication_factor;
+        let topic_configs = self.config.topic_configs.clone();
+        let timeout = self.config.request_timeout();
+        let client_id = self.config.client_id.clone();
+        let topology = self.topology.clone();
+
+        let conn = self.coordinator();
+        let metadata = fetch_metadata(conn, &wanted)?;
+        let cluster = cluster_metadata(&metadata, &external);
+        let counts = partition_counts(&metadata, &external);
+
+        let end_offsets = match Tasks::build(&topology, &cluster) {
+            Err(_) => ChangelogEndOffsets::Unavailable, // the leader's assignment reports it
+            Ok(tasks) => {
+                let existing = partition_counts(&metadata, &wanted);
+                let mut create = Vec::new();
+                let needed = tasks
+                    .repartition_topic_partitions
+                    .iter()
+                    .map(|(t, n)| (t, *n, true))
+                    .chain(tasks.changelog_topic_partitions.iter().map(|(t, n)| (t, *n, false)));
+                for (topic, n, repartition) in needed {
+                    match existing.get(topic) {
+                        Some(&actual) if actual != n => {
+                            return Err(MemberError::InternalTopic { topic: topic.clone(), expected: n, actual });
+                        }
+                        Some(_) => {}
+                        None => create.push((topic.clone(), n, internal_topic_configs(repartition, &topic_configs))),
+                    }
+                }
+                if !create.is_empty() {
+                    let names = create_topics(conn, &create, replication_factor, timeout)?;
+                    on_event(MemberEvent::TopicsCreated(names));
+                }
+                let changelog_topics: BTreeSet<String> = tasks.changelog_topic_partitions.keys().cloned().collect();
+                fetch_end_offsets(conn, &tasks, &changelog_topics, &group_id, &client_id, timeout)
+            }
+        };
+
+        let excluded = if self.config.leader_only { vec![self.member_id.clone()] } else { Vec::new() };
+        let now = now_ms();
+        let input = LeaderInput {
+            members,
+            topology: &topology,
+            metadata: &cluster,
+            end_offsets: &end_offsets,
+            leader_process_id: self.process_id,
+            excluded_members: &excluded,
+            now_ms: now,
+            config: &self.config.leader,
+        };
+        let out = self.hook.assign(&input)?;
+        self.assigned_counts = Some(counts);
+        self.next_metadata_check = now.saturating_add(self.config.metadata_max_age_ms);
+
+        let report = &out.report;
+        let probing_at = report
+            .assignment
+            .as_ref()
+            .filter(|a| a.followup.probing_rebalance_needed)
+            .map(|_| now.saturating_add(self.config.leader.assignment.probing_rebalance_interval_ms));
+        let process_of: BTreeMap<&str, ProcessId> = members
+            .iter()
+            .filter_map(|m| {
+                let env = SubscriptionEnvelope::decode(&m.subscription).ok()?;
+                let info = SubscriptionInfo::decode(env.user_data.as_deref()?).ok()?;
+                Some((m.member_id.as_str(), info.process_id))
+            })
+            .collect();
+        let records = out
+            .members
+            .keys()
+            .map(|id| {
+                let info = &report.infos[id];
+                let process_id = process_of.get(id.as_str()).copied().unwrap_or(ProcessId::NIL);
+                let warm: BTreeSet<TaskId> = report
+                    .assignment
+                    .as_ref()
+                    .and_then(|a| a.client(&process_id))
+                    .map(|c| c.warmup_tasks.iter().cloned().collect())
+                    .unwrap_or_default();
+                let (warmup, standby): (Vec<TaskId>, Vec<TaskId>) =
+                    info.standby_tasks_map().into_keys().partition(|t| warm.contains(t));
+                MemberRecord {
+                    member_id: id.clone(),
+                    process_id,
+                    excluded: excluded.contains(id),
+                    active_tasks: info.active_tasks.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect(),
+                    standby_tasks: standby,
+                    warmup_tasks: warmup,
+                    next_rebalance_ms: info.next_rebalance.as_millis(),
+                }
+            })
+            .collect();
+        let record = GenerationRecord {
+            generation_id: self.generation_id,
+            leader_id: self.member_id.clone(),
+            assigned_at_ms: now,
+            error_code: report.error.as_ref().map(|(c, _)| c.code()),
+            error: report.error.as_ref().map(|(_, why)| why.clone()),
+            probing_rebalance_at_ms: probing_at,
+            members: records,
+        };
+        Ok((out.members, record))
+    }
+}
+
+/// Sleeps `d`, returning early when `stop` says so (polled every 100 ms).
+fn sleep_polling(d: Duration, stop: &mut dyn FnMut() -> bool) {
+    let end = std::time::Instant::now() + d;
+    while !stop() {
+        let now = std::time::Instant::now();
+        if now >= end {
+            return;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(100)));
+    }
+}
+
+/// `Metadata` for `topics` (no auto-creation).
+pub fn fetch_metadata(conn: &mut Connection, topics: &[String]) -> Result<MetadataResponse, ConnectionError> {
+    let version = conn.version::<MetadataRequest>()?;
+    let request = MetadataRequest::default()
+        .with_topics(Some(
+            topics
+                .iter()
+                .map(|t| MetadataRequestTopic::default().with_name(Some(TopicName(StrBytes::from_string(t.clone())))))
+                .collect(),
+        ))
+        .with_allow_auto_topic_creation(version < 4);
+    conn.call(&request)
+}
+
+/// Partition counts of the topics among `topics` that the metadata lists without error.
+pub fn partition_counts(metadata: &MetadataResponse, topics: &[String]) -> BTreeMap<String, i32> {
+    metadata
+        .topics
+        .iter()
+        .filter(|t| t.error_code == 0 && !t.partitions.is_empty())
+        .filter_map(|t| {
+            let name = t.name.as_ref()?.0.to_string();
+            topics.contains(&name).then(|| (name, i32::try_from(t.partitions.len()).unwrap_or(i32::MAX)))
+        })
+        .collect()
+}
+
+/// The leader's [`ClusterMetadata`]: partition counts of `topics`, and per partition the racks of
+/// its replicas when the brokers have racks.
+pub fn cluster_metadata(metadata: &MetadataResponse, topics: &[String]) -> ClusterMetadata {
+    let racks: BTreeMap<i32, String> =
+        metadata.brokers.iter().filter_map(|b| Some((b.node_id.0, b.rack.as_ref()?.to_string()))).collect();
+    let mut cluster = ClusterMetadata::new();
+    for (topic, n) in partition_counts(metadata, topics) {
+        cluster = cluster.with_topic(topic.clone(), n);
+        if racks.is_empty() {
+            continue;
+        }
+        let Some(t) = metadata.topics.iter().find(|t| t.name.as_ref().is_some_and(|x| x.0.as_str() == topic)) else { continue };
+        let mut parts: Vec<_> = t.partitions.iter().collect();
+        parts.sort_by_key(|p| p.partition_index);
+        let per_partition: Vec<Vec<String>> = parts
+            .iter()
+            .map(|p| {
+                let set: BTreeSet<String> = p.replica_nodes.iter().filter_map(|b| racks.get(&b.0).cloned()).collect();
+                set.into_iter().collect()
+            })
+            .collect();
+        cluster = cluster.with_racks(topic, per_partition);
+    }
+    cluster
+}
+
+/// Creates topics (name, partitions, configs); an existing topic is not an error. Returns the
+/// names created.
+fn create_topics(
+    conn: &mut Connection,
+    topics: &[(String, i32, BTreeMap<String, String>)],
+    replication_factor: i16,
+    timeout: Duration,
+) -> Result<Vec<String>, MemberError> {
+    let request = CreateTopicsRequest::default()
+        .with_topics(
+            topics
+                .iter()
+                .map(|(name, n, configs)| {
+                    CreatableTopic::default()
+                        .with_name(TopicName(StrBytes::from_string(name.clone())))
+                        .with_num_partitions(*n)
+                        .with_replication_factor(replication_factor)
+                        .with_configs(
+                            configs
+                                .iter()
+                                .map(|(k, v)| {
+                                    CreatableTopicConfig::default()
+                                        .with_name(StrBytes::from_string(k.clone()))
+                                        .with_value(Some(StrBytes::from_string(v.clone())))
+                                })
+                                .collect(),
+                        )
+                })
+                .collect(),
+        )
+        .with_timeout_ms(i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX));
+    let response = conn.call(&request).map_err(MemberError::CreateTopics)?;
+    let mut created = Vec::new();
+    for t in &response.topics {
+        let code = ErrorCode(t.error_code);
+        if code == ErrorCode::TOPIC_ALREADY_EXISTS {
+            continue;
+        }
+        check(conn.broker(), ApiKey::CreateTopics, t.error_code, t.error_message.as_ref()).map_err(MemberError::CreateTopics)?;
+        created.push(t.name.0.to_string());
+    }
+    // Wait until the new topics have leaders (Kafka's leader validates them the same way).
+    let names: Vec<String> = topics.iter().map(|t| t.0.clone()).collect();
+    for _ in 0..50 {
+        let metadata = fetch_metadata(conn, &names)?;
+        let ready = metadata.topics.iter().filter(|t| t.error_code == 0 && t.partitions.iter().all(|p| p.leader_id.0 >= 0)).count();
+        if ready == names.len() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok(created)
+}
+
+/// End offsets of every changelog partition: `ListOffsets` (latest) at each partition's leader
+/// for changelog topics, the group's committed offsets (`OffsetFetch`) for source topics used as
+/// changelogs. Any failure makes them unavailable, as in Kafka.
+pub(crate) fn fetch_end_offsets(
+    conn: &mut Connection,
+    tasks: &Tasks,
+    changelog_topics: &BTreeSet<String>,
+    group_id: &str,
+    client_id: &str,
+    timeout: Duration,
+) -> ChangelogEndOffsets {
+    let partitions: BTreeSet<&TopicPartition> = tasks.changelog_partitions_for_task.values().flatten().collect();
+    let (latest, committed): (Vec<&TopicPartition>, Vec<&TopicPartition>) =
+        partitions.into_iter().partition(|p| changelog_topics.contains(&*p.topic));
+    let mut out = BTreeMap::new();
+    match list_latest_offsets(conn, &latest, client_id, timeout) {
+        Ok(o) => out.extend(o),
+        Err(_) => return ChangelogEndOffsets::Unavailable,
+    }
+    if !committed.is_empty() {
+        match committed_offsets(conn, &committed, group_id) {
+            Ok(o) => out.extend(o),
+            Err(_) => return ChangelogEndOffsets::Unavailable,
+        }
+    }
+    ChangelogEndOffsets::Available(out)
+}
+
+/// `ListOffsets` (latest, read uncommitted) for `partitions`, each sent to its leader.
+pub fn list_latest_offsets(
+    conn: &mut Connection,
+    partitions: &[&TopicPartition],
+    client_id: &str,
+    timeout: Duration,
+) -> Result<BTreeMap<TopicPartition, i64>, ConnectionError> {
+    if partitions.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let topics: Vec<String> = partitions.iter().map(|p| p.topic.to_string()).collect::<BTreeSet<_>>().into_iter().collect();
+    let metadata = fetch_metadata(conn, &topics)?;
+    let brokers: BTreeMap<i32, String> = metadata.brokers.iter().map(|b| (b.node_id.0, format!("{}:{}", b.host, b.port))).collect();
+    let mut by_leader: BTreeMap<i32, BTreeMap<String, Vec<i32>>> = BTreeMap::new();
+    for p in partitions {
+        let leader = metadata
+            .topics
+            .iter()
+            .find(|t| t.name.as_ref().is_some_and(|n| n.0.as_str() == &*p.topic))
+            .and_then(|t| t.partitions.iter().find(|q| q.partition_index == p.partition))
+            .map(|q| q.leader_id.0)
+            .filter(|&l| l >= 0)
+            .ok_or_else(|| ConnectionError::Broker {
+                broker: conn.broker().to_owned(),
+                api: ApiKey::Metadata,
+                code: ErrorCode(5), // LEADER_NOT_AVAILABLE
+                message: Some(format!("no leader for {p}")),
+            })?;
+        by_leader.entry(leader).or_default().entry(p.topic.to_string()).or_default().push(p.partition);
+    }
+    let mut out = BTreeMap::new();
+    for (leader, topics) in by_leader {
+        let address = brokers.get(&leader).cloned().unwrap_or_else(|| conn.broker().to_owned());
+        let mut target = if address == conn.broker() { None } else { Some(Connection::connect(&address, client_id, timeout)?) };
+        let target = target.as_mut().unwrap_or(conn);
+        let version = target.version::<ListOffsetsRequest>()?;
+        let timeout_ms = if version >= 10 { i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX) } else { 0 };
+        let request = ListOffsetsRequest::default()
+            .with_replica_id(BrokerId(-1))
+            .with_isolation_level(0)
+            .with_timeout_ms(timeout_ms)
+            .with_topics(
+                topics
+                    .iter()
+                    .map(|(t, ps)| {
+                        ListOffsetsTopic::default().with_name(TopicName(StrBytes::from_string(t.clone()))).with_partitions(
+                            ps.iter()
+                                .map(|&p| ListOffsetsPartition::default().with_partition_index(p).with_timestamp(-1))
+                                .collect(),
+                        )
+                    })
+                    .collect(),
+            );
+        let response = target.call_at(&request, version, timeout)?;
+        for t in &response.topics {
+            for p in &t.partitions {
+                check(&address, ApiKey::ListOffsets, p.error_code, None)?;
+                out.insert(TopicPartition::new(t.name.0.as_str(), p.partition_index), p.offset);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The group's committed offsets (`OffsetFetch` v8+) of `partitions`; a partition without a
+/// committed offset counts 0, as in Kafka's leader (`ClientUtils.fetchCommittedOffsets`).
+fn committed_offsets(
+    conn: &mut Connection,
+    partitions: &[&TopicPartition],
+    group_id: &str,
+) -> Result<BTreeMap<TopicPartition, i64>, ConnectionError> {
+    let version = conn.version::<OffsetFetchRequest>()?;
+    if version < 8 {
+        return Err(ConnectionError::UnsupportedApi {
+            broker: conn.broker().to_owned(),
+            api: ApiKey::OffsetFetch,
+            broker_versions: format!("up to {version}"),
+            client_versions: "8 and above".into(),
+        });
+    }
+    let mut by_topic: BTreeMap<String, Vec<i32>> = BTreeMap::new();
+    for p in partitions {
+        by_topic.entry(p.topic.to_string()).or_default().push(p.partition);
+    }
+    let request = OffsetFetchRequest::default().with_groups(vec![
+        OffsetFetchRequestGroup::default().with_group_id(GroupId(StrBytes::from_string(group_id.to_owned()))).with_topics(Some(
+            by_topic
+                .iter()
+                .map(|(t, ps)| {
+                    OffsetFetchRequestTopics::default()
+                        .with_name(TopicName(StrBytes::from_string(t.clone())))
+                        .with_partition_indexes(ps.clone())
+                })
+                .collect(),
+        )),
+    ]);
+    let response = conn.call(&request)?;
+    let mut out = BTreeMap::new();
+    for g in &response.groups {
+        check(conn.broker(), ApiKey::OffsetFetch, g.error_code, None)?;
+        for t in &g.topics {
+            for p in &t.partitions {
+                check(conn.broker(), ApiKey::OffsetFetch, p.error_code, None)?;
+                out.insert(TopicPartition::new(t.name.0.as_str(), p.partition_index), p.committed_offset.max(0));
+            }
+        }
+    }
+    Ok(out)
+}
