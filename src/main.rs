@@ -535,6 +535,17 @@ fn lead(args: LeadArgs) -> Result<String, String> {
             eprintln!("joined generation {generation_id} as {member_id} ({role}, {members} members)");
         }
         group::MemberEvent::Received { generation_id, assignment, rejoin_at } => {
+            let line = serde_json::json!({
+                "generationId": generation_id,
+                "received": {
+                    "activeTasks": assignment.active_tasks.keys().map(ToString::to_string).collect::<Vec<_>>(),
+                    "standbyTasks": assignment.standby_tasks.keys().map(ToString::to_string).collect::<Vec<_>>(),
+                    "errorCode": assignment.info.error_code,
+                },
+                "rejoinAtMs": rejoin_at,
+            });
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}").and_then(|()| out.flush());
             eprintln!(
                 "generation {generation_id}: {} active, {} standby tasks; rejoin at {}",
                 assignment.active_tasks.len(),

@@ -354,6 +354,20 @@ pub enum MemberError {
     /// Creating an internal topic failed.
     #[error("creating internal topics: {0}")]
     CreateTopics(#[source] ConnectionError),
+    /// A leader-only member ([`MemberConfig::leader_only`]) was given tasks by another leader
+    /// (a Java member leads the group). It leaves the group rather than hold tasks it does not
+    /// run.
+    #[error("member `{leader_id}` leads the group and gave this leader-only member tasks {}; left the group", display_tasks(tasks))]
+    NotLeading {
+        /// The leader's member id.
+        leader_id: String,
+        /// The active and standby tasks it was given.
+        tasks: Vec<TaskId>,
+    },
+}
+
+fn display_tasks(tasks: &[TaskId]) -> String {
+    tasks.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// What the loop does after an error.
@@ -660,7 +674,13 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
             Followup::EndpointMissing => "endpoint missing from the host maps".into(),
             _ => "probing rebalance".into(),
         };
+        let given: Vec<TaskId> = received.active_tasks.keys().chain(received.standby_tasks.keys()).cloned().collect();
         on_event(MemberEvent::Received { generation_id: self.generation_id, assignment: Box::new(received), rejoin_at });
+        if self.config.leader_only && !is_leader && !given.is_empty() {
+            // Another member leads and gave this member tasks it will never run: leave, so
+            // that the leader's next assignment gives them to members that do.
+            return Err(MemberError::NotLeading { leader_id, tasks: given });
+        }
         self.phase = Phase::Stable;
         Ok(())
     }

@@ -1,0 +1,31 @@
+package io.kstreamsassignor.e2e;
+
+/** Entry point: {@code topology | app | produce | verify}. */
+public final class Main {
+    private Main() {}
+
+    public static void main(final String[] args) throws Exception {
+        if (args.length == 0) {
+            System.err.println("usage: topology | app|produce|verify --bootstrap HOST:PORT ...");
+            System.exit(2);
+        }
+        final Args parsed = new Args(args, 1);
+        switch (args[0]) {
+            case "app":
+                CountApp.run(parsed);
+                break;
+            case "topology":
+                System.out.print(CountApp.topology().describe());
+                break;
+            case "produce":
+                Produce.run(parsed);
+                break;
+            case "verify":
+                System.exit(Verify.run(parsed));
+                break;
+            default:
+                System.err.println("unknown command " + args[0]);
+                System.exit(2);
+        }
+    }
+}
