@@ -31,6 +31,7 @@ if command -v tshark >/dev/null 2>&1; then
   sleep 2
 fi
 
+[[ -n "$tshark_pid" ]] || echo "tshark is not installed: the wire capture is skipped"
 python3 "$here/run.py"
 
 if [[ -n "$tshark_pid" ]]; then
