@@ -8,7 +8,7 @@ use super::lags::LagIndex;
 use super::model::{Client, Model, Placement, Task};
 use super::output::Assignment;
 use super::standby;
-use crate::flow::{self, CostMatrix};
+use crate::flow::{self, CostMatrix, Graph};
 use crate::wire::{LATEST_OFFSET, TaskLag};
 
 /// The probing deadline when no restore rate has been observed yet: a first look, after which
@@ -58,8 +58,8 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 /// 5. **stateless tasks**: quotas on all active tasks per thread; a task stays on the client that
 ///    owned it while that client has room;
 /// 6. **probing**: wanted iff some active is not on its target; the interval is the predicted
-///    time for the warm-ups to catch up (`acceptable.recovery.lag` reached at the observed net
-///    restore rate, plus 10 %), between [`MIN_PROBE_MS`] and `probing.rebalance.interval.ms`;
+///    time for the warm-ups to catch up fully (their lag over the observed net restore rate,
+///    plus 10 % and a second), between [`MIN_PROBE_MS`] and `probing.rebalance.interval.ms`;
 ///    [`FIRST_PROBE_MS`] while no rate is known.
 ///
 /// Rack-aware optimisation (KIP-925) is not applied.
@@ -121,7 +121,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
                 claims[c] += 1;
             }
         }
-        let quotas = sticky_quotas(stateful.len(), &caps, &vec![0; n], &claims);
+        let quotas = sticky_quotas(stateful.len(), &caps, &vec![0; n], &claims, usize::MAX);
         let target = stateful_target(&model, &lags, &rates, &quotas, &owners)?;
 
         // 3. Actives: on the target when it is caught up, else where availability is kept.
@@ -140,7 +140,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
         if !configs.rack_aware_assignment_tags.is_empty() && configs.num_standby_replicas != 0 {
             standby::for_configs(configs).assign(&model, &mut placement);
         } else if wanted > 0 {
-            place_standbys(&model, &mut placement, &caps, &quotas, wanted, &pending);
+            place_standbys(&model, &mut placement, &caps, &quotas, wanted, &pending)?;
         }
 
         // Warm-ups: pending moves whose target holds no copy, soonest first.
@@ -178,7 +178,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
             }
         }
         let keep: Vec<usize> = active_counts.iter().zip(&owned).map(|(a, o)| a + o).collect();
-        let totals = sticky_quotas(model.stateless_tasks.len(), &caps, &active_counts, &keep);
+        let totals = sticky_quotas(model.stateless_tasks.len(), &caps, &active_counts, &keep, usize::MAX);
         let mut room: Vec<usize> = totals.iter().zip(&active_counts).map(|(q, a)| q - a).collect();
         let mut homeless = Vec::new();
         for &t in &model.stateless_tasks {
@@ -204,12 +204,13 @@ impl TaskAssignor for OptimizedTaskAssignor {
         // 6. Probing deadline.
         let needed = !pending.is_empty();
         let interval = configs.probing_rebalance_interval_ms;
-        let acceptable = configs.acceptable_recovery_lag;
         let mut deadline = Some(0i64);
         for &(t, d) in &progressing {
             let lag = model.lag(d, t);
-            let remaining = if lag < 0 { None } else { Some(lag.saturating_sub(acceptable).max(0)) };
-            let ms = remaining.and_then(|r| rates.net_rate(&model, d, t).map(|rate| (r as f64 / rate * 1.1) as i64));
+            // Fully caught up, not just within `acceptable.recovery.lag`: the active then moves
+            // without restoring anything.
+            let remaining = (lag >= 0).then_some(lag);
+            let ms = remaining.and_then(|r| rates.net_rate(&model, d, t).map(|rate| (r as f64 / rate * 1.1) as i64 + 1_000));
             deadline = deadline.zip(ms).map(|(a, b)| a.max(b));
         }
         let after = match deadline {
@@ -279,12 +280,17 @@ fn better_holder(model: &Model<'_>, lags: &LagIndex, t: Task, d: Client, owners:
 /// client further below its `claims` (it keeps a task instead of taking one), then to the lower
 /// index.
 ///
+/// No client goes above `limit` (while any is below it).
+///
 /// Complexity: O(total · N).
-fn water_fill(total: usize, caps: &[u64], start: &[usize], claims: &[usize]) -> Vec<usize> {
+fn water_fill(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize) -> Vec<usize> {
     let mut q = start.to_vec();
     for _ in 0..total {
-        let mut best = 0;
-        for c in 1..q.len() {
+        let Some(mut best) = (0..q.len()).find(|&c| q[c] < limit) else { break };
+        for c in best + 1..q.len() {
+            if q[c] >= limit {
+                continue;
+            }
             let cmp = |x: usize, y: usize| (x as u128 * u128::from(caps[best])).cmp(&(y as u128 * u128::from(caps[c])));
             let deficit = |k: usize| claims[k].saturating_sub(q[k]);
             // c before best iff q[c]/cap[c] < q[best]/cap[best], and so on.
@@ -306,8 +312,14 @@ fn water_fill(total: usize, caps: &[u64], start: &[usize], claims: &[usize]) -> 
 /// corrected on the most (least) loaded clients.
 ///
 /// Complexity: O(total · N).
-fn sticky_quotas(total: usize, caps: &[u64], start: &[usize], claims: &[usize]) -> Vec<usize> {
-    let filled = water_fill(total, caps, start, claims);
+fn sticky_quotas(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize) -> Vec<usize> {
+    quota_window(total, caps, start, claims, limit).0
+}
+
+/// [`sticky_quotas`], and the most each client may hold without leaving the window.
+fn quota_window(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize) -> (Vec<usize>, Vec<usize>) {
+    // The window does not depend on the claims, so a placement inside it stays inside it.
+    let filled = water_fill(total, caps, start, &vec![0; start.len()], limit);
     let n = filled.len();
     let load_lt = |a: (usize, usize), b: (usize, usize)| (a.0 as u128 * u128::from(caps[b.1])) < (b.0 as u128 * u128::from(caps[a.1]));
     let lo_at = (0..n).fold(0, |m, c| if load_lt((filled[c], c), (filled[m], m)) { c } else { m });
@@ -315,7 +327,8 @@ fn sticky_quotas(total: usize, caps: &[u64], start: &[usize], claims: &[usize]) 
     let (lo_q, lo_cap) = (filled[lo_at] as u128, u128::from(caps[lo_at]));
     let (hi_q, hi_cap) = (filled[hi_at] as u128, u128::from(caps[hi_at]));
     let lo: Vec<usize> = (0..n).map(|c| ((lo_q * u128::from(caps[c])).div_ceil(lo_cap) as usize).max(start[c])).collect();
-    let hi: Vec<usize> = (0..n).map(|c| ((hi_q * u128::from(caps[c])) / hi_cap) as usize).collect();
+    let hi: Vec<usize> = (0..n).map(|c| (((hi_q * u128::from(caps[c])) / hi_cap) as usize).min(limit).max(filled[c])).collect();
+    let lo: Vec<usize> = (0..n).map(|c| lo[c].min(filled[c])).collect();
     let mut q: Vec<usize> = (0..n).map(|c| claims[c].clamp(lo[c], hi[c].max(lo[c]))).collect();
     let want: usize = filled.iter().sum();
     let mut sum: usize = q.iter().sum();
@@ -324,7 +337,7 @@ fn sticky_quotas(total: usize, caps: &[u64], start: &[usize], claims: &[usize]) 
             Some(m) if !load_lt((q[m], m), (q[c], c)) => Some(m),
             _ => Some(c),
         });
-        let Some(c) = c else { return filled };
+        let Some(c) = c else { return (filled, hi) };
         q[c] -= 1;
         sum -= 1;
     }
@@ -333,11 +346,11 @@ fn sticky_quotas(total: usize, caps: &[u64], start: &[usize], claims: &[usize]) 
             Some(m) if !load_lt((q[c] + 1, c), (q[m] + 1, m)) => Some(m),
             _ => Some(c),
         });
-        let Some(c) = c else { return filled };
+        let Some(c) = c else { return (filled, hi) };
         q[c] += 1;
         sum += 1;
     }
-    q
+    (q, hi)
 }
 
 /// The target client of every stateful task (in `model.stateful_tasks` order).
@@ -387,11 +400,15 @@ fn stateful_target(
     Ok(solution.clients)
 }
 
-/// Gives each stateful task `wanted` standbys: sticky to the clients with the smallest lags
-/// within per-client quotas, then to pending targets, then to the clients with most room.
+/// Gives each stateful task `wanted` standbys: a min-cost flow (source → task, `wanted` units;
+/// task → client without the active, 1 unit; client → sink, its quota, with overflow at a high
+/// cost) that keeps the copies with the smallest lags, then prefers pending targets.
 ///
 /// The quotas count the target's actives (`targets`), not the actives held while warm-ups
-/// restore, so that standbys do not move back and forth while the actives converge.
+/// restore, so that standbys do not move back and forth while the actives converge; within the
+/// balanced window they follow the copies that exist (see [`sticky_quotas`]).
+///
+/// Complexity: the flow has T·N edges and T·`wanted` units.
 fn place_standbys(
     model: &Model<'_>,
     placement: &mut Placement,
@@ -399,69 +416,53 @@ fn place_standbys(
     targets: &[usize],
     wanted: usize,
     pending: &[(Task, Client)],
-) {
+) -> Result<(), AssignError> {
     let n = model.num_clients();
     let tasks = &model.stateful_tasks;
-    let actives = targets.to_vec();
-    let mut copies = vec![0usize; n];
-    for &t in tasks {
-        for (c, copy) in copies.iter_mut().enumerate() {
-            if !placement.has_active(c, t) && model.clients[c].reported.contains_key(&t) {
-                *copy += 1;
-            }
-        }
-    }
-    let claims: Vec<usize> = actives.iter().zip(&copies).map(|(a, s)| a + s).collect();
-    let quotas = sticky_quotas(tasks.len() * wanted, caps, &actives, &claims);
-    let mut room: Vec<usize> = quotas.iter().zip(&actives).map(|(q, a)| q - a).collect();
-    let mut need = vec![wanted; model.tasks.len()];
-    // Sticky pass: the copies with the smallest lags.
-    for &t in tasks {
-        let mut holders: Vec<(i64, Client)> = (0..n)
-            .filter(|&c| !placement.has_active(c, t) && model.clients[c].reported.contains_key(&t))
-            .map(|c| (effective_lag(model, c, t), c))
-            .collect();
-        holders.sort_unstable();
-        for (_, c) in holders {
-            if need[t as usize] == 0 {
-                break;
-            }
-            if room[c] > 0 {
-                room[c] -= 1;
-                need[t as usize] -= 1;
-                placement.assign_standby(c, t);
-            }
-        }
-    }
-    // Pending targets restore as standbys instead of warm-ups.
+    let has_copy = |c: Client, t: Task| !placement.has_active(c, t) && model.clients[c].reported.contains_key(&t);
+    let claims: Vec<usize> = (0..n).map(|c| targets[c] + tasks.iter().filter(|&&t| has_copy(c, t)).count()).collect();
+    // A client holds at most one copy of each task.
+    let quotas = sticky_quotas(tasks.len() * wanted, caps, targets, &claims, tasks.len());
+    let mut target_of = vec![None; model.tasks.len()];
     for &(t, d) in pending {
-        if need[t as usize] > 0 && room[d] > 0 && !placement.has_assigned_task(d, t) {
-            room[d] -= 1;
-            need[t as usize] -= 1;
-            placement.assign_standby(d, t);
+        target_of[t as usize] = Some(d);
+    }
+    let (source, sink) = (0, 1);
+    let task_node = |k: usize| 2 + k;
+    let client_node = |c: Client| 2 + tasks.len() + c;
+    let mut graph = Graph::new(2 + tasks.len() + n);
+    let internal = |_| AssignError::Internal("optimized assignor: standby graph");
+    let mut choices = Vec::new();
+    for (k, &t) in tasks.iter().enumerate() {
+        graph.add_edge(source, task_node(k), wanted as i64, 0).map_err(internal)?;
+        for c in (0..n).filter(|&c| !placement.has_active(c, t)) {
+            let cost = if has_copy(c, t) && lags_caught_up(model, c, t) {
+                0
+            } else if has_copy(c, t) || target_of[t as usize] == Some(c) {
+                1
+            } else {
+                2
+            };
+            choices.push((graph.add_edge(task_node(k), client_node(c), 1, cost).map_err(internal)?, c, t));
         }
     }
-    // Fill: most room first, else the least loaded client.
-    for &t in tasks {
-        while need[t as usize] > 0 {
-            let free = (0..n).filter(|&c| !placement.has_assigned_task(c, t));
-            let pick = free
-                .clone()
-                .filter(|&c| room[c] > 0)
-                .max_by_key(|&c| (room[c], std::cmp::Reverse(c)))
-                .or_else(|| {
-                    free.min_by(|&a, &b| {
-                        let la = placement.assigned_count(a) as u128 * u128::from(caps[b]);
-                        let lb = placement.assigned_count(b) as u128 * u128::from(caps[a]);
-                        la.cmp(&lb).then(a.cmp(&b))
-                    })
-                });
-            let Some(c) = pick else { break };
-            room[c] = room[c].saturating_sub(1);
-            need[t as usize] -= 1;
+    for c in 0..n {
+        let quota = quotas[c].saturating_sub(targets[c]);
+        graph.add_edge(client_node(c), sink, quota as i64, 0).map_err(internal)?;
+        graph.add_edge(client_node(c), sink, tasks.len() as i64, 1_000_000).map_err(internal)?;
+    }
+    graph.min_cost_flow(source, sink, (tasks.len() * wanted) as i64).map_err(internal)?;
+    for (edge, c, t) in choices {
+        if graph.flow(edge) > 0 {
             placement.assign_standby(c, t);
         }
     }
+    Ok(())
+}
+
+/// Whether client `c` is caught up on `t` (`-2`, or a lag within `acceptable.recovery.lag`).
+fn lags_caught_up(model: &Model<'_>, c: Client, t: Task) -> bool {
+    TaskLag(model.lag(c, t)).is_caught_up(model.input.configs.acceptable_recovery_lag)
 }
 
 /// Restore rates observed between the previous rebalance and this one.
@@ -546,22 +547,22 @@ mod tests {
 
     #[test]
     fn water_fill_is_capacity_proportional_and_sticky_on_ties() {
-        assert_eq!(water_fill(3, &[1, 4], &[0, 0], &[0, 0]), [1, 2]);
-        assert_eq!(water_fill(16, &[2, 2, 2, 2], &[0; 4], &[0; 4]), [4, 4, 4, 4]);
+        assert_eq!(water_fill(3, &[1, 4], &[0, 0], &[0, 0], usize::MAX), [1, 2]);
+        assert_eq!(water_fill(16, &[2, 2, 2, 2], &[0; 4], &[0; 4], usize::MAX), [4, 4, 4, 4]);
         // 16 over 3: one client gets 6; the one that runs more keeps it.
-        assert_eq!(water_fill(16, &[2, 2, 2], &[0; 3], &[5, 5, 6]), [5, 5, 6]);
-        assert_eq!(water_fill(16, &[2, 2, 2], &[0; 3], &[0; 3]), [6, 5, 5]);
+        assert_eq!(water_fill(16, &[2, 2, 2], &[0; 3], &[5, 5, 6], usize::MAX), [5, 5, 6]);
+        assert_eq!(water_fill(16, &[2, 2, 2], &[0; 3], &[0; 3], usize::MAX), [6, 5, 5]);
         // Equal loads: the larger capacity takes the unit (3.25 rather than 4 per thread).
-        assert_eq!(water_fill(30, &[2, 2, 1, 4], &[0; 4], &[12, 12, 6, 0]), [7, 7, 3, 13]);
+        assert_eq!(water_fill(30, &[2, 2, 1, 4], &[0; 4], &[12, 12, 6, 0], usize::MAX), [7, 7, 3, 13]);
     }
 
     #[test]
     fn sticky_quotas_keep_claims_within_the_balanced_window() {
         // Loads 0.5..1 per thread: every claim is kept.
-        assert_eq!(sticky_quotas(11, &[4, 4, 3, 2, 1, 4], &[0; 6], &[2, 3, 1, 1, 1, 1]), [2, 3, 2, 1, 1, 2]);
-        assert_eq!(sticky_quotas(16, &[2, 2, 2, 2], &[0; 4], &[6, 5, 5, 0]), [4, 4, 4, 4]);
+        assert_eq!(sticky_quotas(11, &[4, 4, 3, 2, 1, 4], &[0; 6], &[2, 3, 1, 1, 1, 1], usize::MAX), [2, 3, 2, 1, 1, 2]);
+        assert_eq!(sticky_quotas(16, &[2, 2, 2, 2], &[0; 4], &[6, 5, 5, 0], usize::MAX), [4, 4, 4, 4]);
         // Units on top of a start never go below it.
-        assert_eq!(sticky_quotas(2, &[1, 1], &[3, 0], &[5, 0]), [3, 2]);
-        assert_eq!(water_fill(2, &[1, 1], &[3, 0], &[0, 0]), [3, 2]);
+        assert_eq!(sticky_quotas(2, &[1, 1], &[3, 0], &[5, 0], usize::MAX), [3, 2]);
+        assert_eq!(water_fill(2, &[1, 1], &[3, 0], &[0, 0], usize::MAX), [3, 2]);
     }
 }

@@ -24,8 +24,11 @@
 //!    version cannot carry are dropped explicitly (standby host map before v6, `nextRebalanceMs`
 //!    before v7), as Java's encoder drops them.
 //! 6. If the task assignor wants a probing rebalance, the leader's own client gets the deadline
-//!    `now + probing.rebalance.interval.ms`, which goes to its first consumer without held-back
-//!    tasks (see [`build_member_assignments`]).
+//!    `now +` the assignor's follow-up interval (`probing.rebalance.interval.ms` for Kafka's
+//!    assignors; the predicted catch-up time for the optimized one), which goes to its first
+//!    consumer without held-back tasks (see [`build_member_assignments`]). The optimized
+//!    assignor estimates restore rates only from [`AssignmentInput::previous_rebalance`], which
+//!    the leader does not fill in: here it starts from its first-look deadline each time.
 //!
 //! Members are taken in the order given. Kafka takes them in the iteration order of its
 //! `HashMap` of subscriptions; the order only matters when members of one process disagree (the
@@ -428,7 +431,9 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
         }
     }
 
-    let deadline = input.now_ms.wrapping_add(input.config.assignment.probing_rebalance_interval_ms);
+    // The assignor's follow-up interval: `probing.rebalance.interval.ms` for Kafka's assignors,
+    // the predicted catch-up time for the optimized one.
+    let deadline = input.now_ms.wrapping_add(assignment.followup.probing_rebalance_interval_ms);
     let mut members = BTreeMap::new();
     for ca in &assignment.clients {
         let client = &clients[&ca.process_id];
