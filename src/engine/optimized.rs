@@ -275,15 +275,14 @@ fn better_holder(model: &Model<'_>, lags: &LagIndex, t: Task, d: Client, owners:
     })
 }
 
-/// Deals `total` units one at a time to the client with the least units per thread. Ties go to
-/// the client with the least units per thread after taking one (the larger capacity), then to a
-/// client further below its `claims` (it keeps a task instead of taking one), then to the lower
-/// index.
-///
-/// No client goes above `limit` (while any is below it).
+/// Deals `total` units one at a time to the client with the least units per thread (with
+/// `lowest_after`: the least after taking the unit, which keeps the maximum down rather than the
+/// minimum up). Ties go to the other criterion, then to a client further below its `claims` (it
+/// keeps a task instead of taking one), then to the lower index. No client goes above `limit`
+/// (while any is below it).
 ///
 /// Complexity: O(total · N).
-fn water_fill(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize) -> Vec<usize> {
+fn deal(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize, lowest_after: bool) -> Vec<usize> {
     let mut q = start.to_vec();
     for _ in 0..total {
         let Some(mut best) = (0..q.len()).find(|&c| q[c] < limit) else { break };
@@ -294,9 +293,9 @@ fn water_fill(total: usize, caps: &[u64], start: &[usize], claims: &[usize], lim
             let cmp = |x: usize, y: usize| (x as u128 * u128::from(caps[best])).cmp(&(y as u128 * u128::from(caps[c])));
             let deficit = |k: usize| claims[k].saturating_sub(q[k]);
             // c before best iff q[c]/cap[c] < q[best]/cap[best], and so on.
-            let order = cmp(q[c], q[best])
-                .then_with(|| cmp(q[c] + 1, q[best] + 1))
-                .then_with(|| deficit(best).cmp(&deficit(c)));
+            let (now, after) = (cmp(q[c], q[best]), cmp(q[c] + 1, q[best] + 1));
+            let order = if lowest_after { after.then(now) } else { now.then(after) };
+            let order = order.then_with(|| deficit(best).cmp(&deficit(c)));
             if order == std::cmp::Ordering::Less {
                 best = c;
             }
@@ -306,7 +305,7 @@ fn water_fill(total: usize, caps: &[u64], start: &[usize], claims: &[usize], lim
     q
 }
 
-/// Per-client counts for `total` more units on top of `start`, as balanced as [`water_fill`]'s
+/// Per-client counts for `total` more units on top of `start`, as balanced as [`deal`]'s
 /// (every client's units per thread stay within its minimum and maximum) and as close to
 /// `claims` as that allows: each client gets its claim clamped to that window, then the sum is
 /// corrected on the most (least) loaded clients.
@@ -318,8 +317,16 @@ fn sticky_quotas(total: usize, caps: &[u64], start: &[usize], claims: &[usize], 
 
 /// [`sticky_quotas`], and the most each client may hold without leaving the window.
 fn quota_window(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize) -> (Vec<usize>, Vec<usize>) {
-    // The window does not depend on the claims, so a placement inside it stays inside it.
-    let filled = water_fill(total, caps, start, &vec![0; start.len()], limit);
+    // The window does not depend on the claims, so a placement inside it stays inside it. Of
+    // the two ways of dealing, the one with the smaller spread sets it.
+    let zeros = vec![0; start.len()];
+    let spread = |q: &[usize]| {
+        let loads = q.iter().zip(caps).map(|(&q, &c)| q as f64 / c as f64);
+        loads.clone().fold(f64::MIN, f64::max) - loads.fold(f64::MAX, f64::min)
+    };
+    let raise_min = deal(total, caps, start, &zeros, limit, false);
+    let lower_max = deal(total, caps, start, &zeros, limit, true);
+    let filled = if spread(&lower_max) < spread(&raise_min) - 1e-12 { lower_max } else { raise_min };
     let n = filled.len();
     let load_lt = |a: (usize, usize), b: (usize, usize)| (a.0 as u128 * u128::from(caps[b.1])) < (b.0 as u128 * u128::from(caps[a.1]));
     let lo_at = (0..n).fold(0, |m, c| if load_lt((filled[c], c), (filled[m], m)) { c } else { m });
@@ -546,14 +553,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn water_fill_is_capacity_proportional_and_sticky_on_ties() {
-        assert_eq!(water_fill(3, &[1, 4], &[0, 0], &[0, 0], usize::MAX), [1, 2]);
-        assert_eq!(water_fill(16, &[2, 2, 2, 2], &[0; 4], &[0; 4], usize::MAX), [4, 4, 4, 4]);
+    fn dealing_is_capacity_proportional_and_sticky_on_ties() {
+        assert_eq!(deal(3, &[1, 4], &[0, 0], &[0, 0], usize::MAX, false), [1, 2]);
+        assert_eq!(deal(16, &[2, 2, 2, 2], &[0; 4], &[0; 4], usize::MAX, false), [4, 4, 4, 4]);
         // 16 over 3: one client gets 6; the one that runs more keeps it.
-        assert_eq!(water_fill(16, &[2, 2, 2], &[0; 3], &[5, 5, 6], usize::MAX), [5, 5, 6]);
-        assert_eq!(water_fill(16, &[2, 2, 2], &[0; 3], &[0; 3], usize::MAX), [6, 5, 5]);
+        assert_eq!(deal(16, &[2, 2, 2], &[0; 3], &[5, 5, 6], usize::MAX, false), [5, 5, 6]);
+        assert_eq!(deal(16, &[2, 2, 2], &[0; 3], &[0; 3], usize::MAX, false), [6, 5, 5]);
         // Equal loads: the larger capacity takes the unit (3.25 rather than 4 per thread).
-        assert_eq!(water_fill(30, &[2, 2, 1, 4], &[0; 4], &[12, 12, 6, 0], usize::MAX), [7, 7, 3, 13]);
+        assert_eq!(deal(30, &[2, 2, 1, 4], &[0; 4], &[12, 12, 6, 0], usize::MAX, false), [7, 7, 3, 13]);
     }
 
     #[test]
@@ -563,6 +570,6 @@ mod tests {
         assert_eq!(sticky_quotas(16, &[2, 2, 2, 2], &[0; 4], &[6, 5, 5, 0], usize::MAX), [4, 4, 4, 4]);
         // Units on top of a start never go below it.
         assert_eq!(sticky_quotas(2, &[1, 1], &[3, 0], &[5, 0], usize::MAX), [3, 2]);
-        assert_eq!(water_fill(2, &[1, 1], &[3, 0], &[0, 0], usize::MAX), [3, 2]);
+        assert_eq!(deal(2, &[1, 1], &[3, 0], &[0, 0], usize::MAX, false), [3, 2]);
     }
 }
