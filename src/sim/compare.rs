@@ -272,14 +272,18 @@ impl Comparison {
             super::format_ms(tb as i64),
             super::format_ms(tc as i64)
         );
+        let change = |base: f64, cand: f64, fewer: &str, more: &str, what: &str| {
+            let p = percent_less(base, cand);
+            if p >= 0.0 { format!("{p:.1}% {fewer} {what}") } else { format!("{:.1}% {more} {what}", -p) }
+        };
         let _ = writeln!(
             out,
-            "\nB against A over the suite: {:.1}% fewer task movements, {:.1}% fewer warm-ups, {:.1}% fewer probing rebalances, {:.1}% less time to converge, {:.1}% less restored lag.",
-            percent_less(mb, mc),
-            percent_less(wb, wc),
-            percent_less(pb, pc),
-            percent_less(tb, tc),
-            percent_less(lb, lc)
+            "\nB against A over the suite: {}, {}, {}, {}, {}.",
+            change(mb, mc, "fewer", "more", "task movements"),
+            change(wb, wc, "fewer", "more", "warm-ups"),
+            change(pb, pc, "fewer", "more", "probing rebalances"),
+            change(tb, tc, "less", "more", "time to converge"),
+            change(lb, lc, "less", "more", "restored lag")
         );
         let _ = writeln!(out, "\nTargets:");
         for t in self.targets() {
