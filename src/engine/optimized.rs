@@ -51,10 +51,10 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 ///    (its current owner first) or, when none is, on the client with the smallest lag if that is
 ///    strictly smaller than the target's; the target gets a warm-up. Warm-ups go first to the
 ///    moves predicted to finish soonest, at most `max.warmup.replicas`;
-/// 4. **standbys**: per-client quotas as for actives, then each task keeps the copies with the
-///    smallest lags; missing copies go to the target of a pending move first, then to the
-///    clients with most room. With `rack.aware.assignment.tags`, Kafka's tag-aware placement
-///    runs instead;
+/// 4. **standbys**: per-client quotas dealt as for actives on top of the target's actives, and a
+///    min-cost flow that keeps the copies that exist (caught-up ones first), then prefers the
+///    target of a pending move, and exceeds a quota only where the quotas cannot be met. With
+///    `rack.aware.assignment.tags`, Kafka's tag-aware placement runs instead;
 /// 5. **stateless tasks**: quotas on all active tasks per thread; a task stays on the client that
 ///    owned it while that client has room;
 /// 6. **probing**: wanted iff some active is not on its target; the interval is the predicted
@@ -65,7 +65,9 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 /// Rack-aware optimisation (KIP-925) is not applied.
 ///
 /// # Complexity
-/// O(T·N + T·N²) worst case for the flow, typically O(T·N); T tasks, N clients.
+/// For T stateful tasks, N clients and S standbys per task: O(T·N) to deal the quotas and build
+/// the costs; the target's assignment flow O(T·N²) at worst ([`flow::assign`]); the standby flow
+/// successive shortest paths over T·N edges for T·S units, O(T·S·T·N·log(T + N)) at worst.
 ///
 /// # Example
 /// ```
