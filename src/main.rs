@@ -92,7 +92,7 @@ struct AssignArgs {
     /// (see README; `-`: standard input).
     #[arg(long)]
     input: PathBuf,
-    /// The assignor (Kafka's class name, simple or qualified).
+    /// The assignor (Kafka's class name, simple or qualified, or `optimized`).
     #[arg(long, default_value = "HighAvailabilityTaskAssignor")]
     assignor: String,
     /// One line of JSON instead of pretty-printed.
@@ -107,7 +107,7 @@ struct SimulateArgs {
     /// List the built-in scenarios.
     #[arg(long)]
     list: bool,
-    /// The assignor (Kafka's class name).
+    /// The assignor (Kafka's class name, or `optimized`).
     #[arg(long, default_value = "HighAvailabilityTaskAssignor")]
     assignor: String,
     /// Seed for `random-churn`.
@@ -125,6 +125,13 @@ struct SimulateArgs {
     /// Write an SVG plot of load spread and restoring lag per round to this file.
     #[arg(long)]
     svg: Option<PathBuf>,
+    /// Compare Kafka's HighAvailabilityTaskAssignor with the optimized assignor: on SCENARIO, or
+    /// (with `all` or no scenario) on every built-in scenario and `--seeds` random-churn seeds.
+    #[arg(long)]
+    compare: bool,
+    /// Random-churn seeds for `--compare` (seeds 1..=N).
+    #[arg(long, default_value_t = 100)]
+    seeds: u64,
 }
 
 #[derive(clap::Args)]
@@ -363,21 +370,16 @@ fn simulate(args: SimulateArgs) -> Result<String, String> {
     if args.list {
         return Ok(sim::BUILTIN_SCENARIOS.iter().map(|(n, d)| format!("{n:20} {d}\n")).collect());
     }
+    if args.compare {
+        return simulate_compare(&args);
+    }
     let name = args.scenario.as_deref().unwrap_or(sim::BUILTIN_SCENARIOS[0].0);
     let scenario = sim::builtin(name, args.seed).ok_or_else(|| {
         let names: Vec<&str> = sim::BUILTIN_SCENARIOS.iter().map(|(n, _)| *n).collect();
         format!("unknown scenario `{name}` (built-in: {})", names.join(", "))
     })?;
     let kind: engine::AssignorKind = args.assignor.parse().map_err(|e: engine::UnknownAssignor| e.to_string())?;
-    if args.restore_rate <= 0 || args.produce_rate < 0 || args.produce_rate >= args.restore_rate {
-        return Err(format!(
-            "--restore-rate ({}) must be positive and above --produce-rate ({}), or restoration never catches up",
-            args.restore_rate, args.produce_rate
-        ));
-    }
-    let mut config = sim::SimConfig::default();
-    config.restore_records_per_sec = args.restore_rate;
-    config.produce_records_per_sec = args.produce_rate;
+    let config = sim_config(&args)?;
     eprintln!("simulating {} ({}) with {kind}", scenario.name, scenario.description);
     let report = sim::run(kind.assignor(), &scenario, &config).map_err(|e| e.to_string())?;
     if let Some(path) = &args.json {
@@ -572,6 +574,41 @@ fn describe(args: DescribeArgs) -> Result<String, String> {
     } else {
         described.table()
     })
+}
+
+fn sim_config(args: &SimulateArgs) -> Result<sim::SimConfig, String> {
+    if args.restore_rate <= 0 || args.produce_rate < 0 || args.produce_rate >= args.restore_rate {
+        return Err(format!(
+            "--restore-rate ({}) must be positive and above --produce-rate ({}), or restoration never catches up",
+            args.restore_rate, args.produce_rate
+        ));
+    }
+    let mut config = sim::SimConfig::default();
+    config.restore_records_per_sec = args.restore_rate;
+    config.produce_records_per_sec = args.produce_rate;
+    Ok(config)
+}
+
+fn simulate_compare(args: &SimulateArgs) -> Result<String, String> {
+    let config = sim_config(args)?;
+    let scenarios = match args.scenario.as_deref() {
+        None | Some("all") => sim::suite_scenarios(args.seeds),
+        Some(name) => vec![sim::builtin(name, args.seed).ok_or_else(|| format!("unknown scenario `{name}`"))?],
+    };
+    eprintln!("comparing over {} scenario(s)", scenarios.len());
+    let baseline = engine::AssignorKind::HighAvailability.assignor();
+    let candidate = engine::AssignorKind::Optimized.assignor();
+    let cmp = sim::compare(baseline, candidate, &scenarios, &config).map_err(|e| e.to_string())?;
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&cmp).expect("JSON");
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let (Some(path), Some((a, b))) = (&args.svg, &cmp.first_reports) {
+        std::fs::write(path, sim::render_svg(&[a, b])).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!("wrote {} ({})", path.display(), a.scenario);
+    }
+    Ok(cmp.table())
 }
 
 fn main() -> ExitCode {

@@ -175,3 +175,34 @@ fn simulate_rejects_unknown_scenarios_and_assignors() {
     let out = run(&["simulate", "--assignor", "Nope"], b"");
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("unknown task assignor"));
 }
+
+#[test]
+fn assign_runs_the_optimized_assignor_by_its_short_name() {
+    let v = json_out(&run(&["assign", "--input", GROUP, "--assignor", "optimized"], b""));
+    assert_eq!(v["assignor"], "OptimizedTaskAssignor");
+    let actives: usize = v["clients"].as_object().unwrap().values().map(|c| c["active"].as_array().unwrap().len()).sum();
+    assert_eq!(actives, 9);
+}
+
+#[test]
+fn simulate_compare_prints_both_assignors_and_writes_json_and_svg() {
+    let dir = std::env::temp_dir().join(format!("ksa-cmp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (json, svg) = (dir.join("c.json"), dir.join("c.svg"));
+    let args = ["simulate", "--compare", "all", "--seeds", "2", "--json", json.to_str().unwrap(), "--svg", svg.to_str().unwrap()];
+    let out = run(&args, b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8(out.stdout).unwrap();
+    for needle in ["HighAvailabilityTaskAssignor", "OptimizedTaskAssignor", "| scale-out |", "| random-churn-2 |", "total (8 scenarios)", "Targets:"] {
+        assert!(table.contains(needle), "no `{needle}` in\n{table}");
+    }
+    let cmp: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(cmp["rows"].as_array().unwrap().len(), 8);
+    assert!(cmp["rows"][0]["candidate"]["tasksMoved"].is_u64());
+    assert_eq!(std::fs::read_to_string(&svg).unwrap().matches("<polyline").count(), 6, "two runs, three panels");
+    // One scenario.
+    let out = run(&["simulate", "--compare", "rolling-bounce"], b"");
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("| rolling-bounce | 0 | 0 |") && table.contains("total (1 scenarios)"), "{table}");
+    std::fs::remove_dir_all(dir).ok();
+}

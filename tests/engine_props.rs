@@ -6,7 +6,10 @@
 //! * the high-availability assignor's target (a fresh group: nothing to move) is balanced within
 //!   Kafka's bound (`TaskAssignorConvergenceTest`: actives per thread, and stateful tasks per
 //!   thread, differ by at most 1 between clients);
-//! * the output does not depend on the order of the clients in the input.
+//! * the output does not depend on the order of the clients in the input;
+//! * the optimized assignor keeps Kafka's availability rule (an active task sits on a client that
+//!   is not caught up only when no client is caught up and none has a smaller lag), balances any
+//!   capacities within one task per thread, and returns a converged assignment unchanged.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -14,7 +17,7 @@ use kstreams_assignor::engine::scenario::{self, Rng};
 use kstreams_assignor::engine::{
     Assignment, AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput, assign, effective_assignor,
 };
-use kstreams_assignor::wire::{LATEST_OFFSET, TaskId, TaskLag, UNKNOWN_OFFSET_SUM};
+use kstreams_assignor::wire::{LATEST_OFFSET, ProcessId, TaskId, TaskLag, UNKNOWN_OFFSET_SUM};
 use proptest::prelude::*;
 
 /// A small group drawn from shrinkable parameters.
@@ -183,8 +186,122 @@ fn assert_balanced(input: &AssignmentInput, out: &Assignment) -> Result<(), Test
     Ok(())
 }
 
+/// The lag of a client on a task as the assignors read it, with an unknown lag (`-3`) last.
+fn lag_of(input: &AssignmentInput, process_id: &ProcessId, task: &TaskId) -> (bool, i64) {
+    let client = input.clients.iter().find(|c| c.process_id == *process_id).unwrap();
+    let end = input.changelog_end_offset_sums.as_ref().unwrap()[task];
+    let lag = TaskLag::compute(client.task_offset_sums.get(task).copied(), end);
+    let caught_up = lag.is_caught_up(input.configs.acceptable_recovery_lag);
+    let order = match lag.0 {
+        LATEST_OFFSET => -1,
+        l if l < 0 => i64::MAX,
+        l => l,
+    };
+    (caught_up, order)
+}
+
+/// KIP-441's availability rule: an active stateful task is on a client that is not caught up
+/// only if no client is caught up on it and none has a smaller lag.
+fn check_availability(input: &AssignmentInput, out: &Assignment) -> Result<(), TestCaseError> {
+    if input.changelog_end_offset_sums.is_none() {
+        return Ok(());
+    }
+    for c in &out.clients {
+        for t in c.active_tasks.iter().filter(|t| input.stateful_tasks.contains(*t)) {
+            let (caught_up, lag) = lag_of(input, &c.process_id, t);
+            if caught_up {
+                continue;
+            }
+            for other in &input.clients {
+                let (o_caught_up, o_lag) = lag_of(input, &other.process_id, t);
+                prop_assert!(!o_caught_up, "{} runs on {} (not caught up) while {} is caught up", t, c.process_id, other.process_id);
+                prop_assert!(o_lag >= lag, "{} runs on {} (lag {}) while {} has lag {}", t, c.process_id, lag, other.process_id, o_lag);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Max − min over clients of tasks per thread, for actives and for stateful actives.
+fn active_spreads(input: &AssignmentInput, out: &Assignment) -> (f64, f64) {
+    let capacity: BTreeMap<_, _> = input.clients.iter().map(|c| (c.process_id, f64::from(c.capacity))).collect();
+    let spread = |count: &dyn Fn(&kstreams_assignor::engine::ClientAssignment) -> usize| {
+        let loads: Vec<f64> = out.clients.iter().map(|c| count(c) as f64 / capacity[&c.process_id]).collect();
+        loads.iter().cloned().fold(f64::MIN, f64::max) - loads.iter().cloned().fold(f64::MAX, f64::min)
+    };
+    (
+        spread(&|c| c.active_tasks.len()),
+        spread(&|c| c.active_tasks.iter().filter(|t| input.stateful_tasks.contains(*t)).count()),
+    )
+}
+
+/// The input of the next rebalance after `out` ran long enough for everything to catch up:
+/// actives report `-2`, standbys their end offset, owned partitions are the actives.
+fn after_catching_up(input: &AssignmentInput, out: &Assignment) -> AssignmentInput {
+    let mut next = input.clone();
+    let ends = input.changelog_end_offset_sums.clone().unwrap();
+    for client in &mut next.clients {
+        let assigned = out.client(&client.process_id).unwrap();
+        client.task_offset_sums = assigned
+            .active_tasks
+            .iter()
+            .filter(|t| ends.contains_key(*t))
+            .map(|t| (t.clone(), LATEST_OFFSET))
+            .chain(assigned.standby_tasks.iter().map(|t| (t.clone(), ends[t])))
+            .collect();
+        client.owned_active_tasks = assigned.active_tasks.iter().cloned().collect();
+    }
+    next
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn optimized_keeps_the_invariants(p in params()) {
+        let input = build(&p, false);
+        let out = check_invariants(AssignorKind::Optimized, &input)?;
+        check_availability(&input, &out)?;
+        if effective_assignor(AssignorKind::Optimized, &input) == AssignorKind::Optimized {
+            prop_assert_eq!(&out.assignor, "OptimizedTaskAssignor");
+            let interval = input.configs.probing_rebalance_interval_ms;
+            let after = out.followup.probing_rebalance_interval_ms;
+            prop_assert!((1_000..=interval).contains(&after), "probing after {} ms", after);
+        }
+    }
+
+    /// Any capacities: within one task per thread (actives, and stateful actives), and a
+    /// converged assignment comes back unchanged (nothing moves without a membership change).
+    #[test]
+    fn optimized_target_is_balanced_and_stable(p in params()) {
+        let p = Params { fetch_failed: false, ..p };
+        let input = build(&p, true);
+        let out = check_invariants(AssignorKind::Optimized, &input)?;
+        prop_assert!(!out.followup.probing_rebalance_needed, "a fresh group needs no movement");
+        let (active, stateful) = active_spreads(&input, &out);
+        prop_assert!(active <= 1.0 + 1e-9, "active spread {active}");
+        prop_assert!(stateful <= 1.0 + 1e-9, "stateful spread {stateful}");
+        let next = after_catching_up(&input, &out);
+        let again = check_invariants(AssignorKind::Optimized, &next)?;
+        prop_assert!(!again.followup.probing_rebalance_needed);
+        for (a, b) in out.clients.iter().zip(&again.clients) {
+            prop_assert_eq!(&a.active_tasks, &b.active_tasks, "actives of {} moved", a.process_id);
+            prop_assert_eq!(&a.standby_tasks, &b.standby_tasks, "standbys of {} moved", a.process_id);
+        }
+    }
+
+    /// With equal capacities, the optimized target is no less balanced than Kafka's.
+    #[test]
+    fn optimized_is_as_balanced_as_high_availability(p in params(), capacity in 1u32..=4) {
+        let p = Params { capacities: vec![capacity; p.capacities.len()], tags: false, fetch_failed: false, ..p };
+        let input = build(&p, true);
+        let ours = check_invariants(AssignorKind::Optimized, &input)?;
+        let kafka = check_invariants(AssignorKind::HighAvailability, &input)?;
+        let (a, s) = active_spreads(&input, &ours);
+        let (ka, ks) = active_spreads(&input, &kafka);
+        prop_assert!(a <= ka + 1e-9 && s <= ks + 1e-9, "spreads {a}/{s} against Kafka's {ka}/{ks}");
+        assert_balanced(&input, &ours)?;
+    }
 
     #[test]
     fn high_availability_keeps_the_invariants(p in params()) {

@@ -350,6 +350,7 @@ fn the_member_rejoins_through_rebalance_errors_and_leads_with_the_leaders_bytes(
         excluded_members: &excluded,
         now_ms: 0,
         config: &LeaderConfig::default(),
+        previous_rebalance: None,
     };
     let expected = leader::assign(&input).unwrap();
     let (_, sent) = sc.syncs.last().unwrap();

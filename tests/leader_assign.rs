@@ -4,8 +4,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use kstreams_assignor::engine::{AssignmentConfigs, AssignorKind};
 use kstreams_assignor::leader::{
-    ChangelogEndOffsets, ClusterMetadata, FUTURE_PROCESS_ID, GroupAssignment, JoinMember, LeaderConfig, LeaderInput, Tasks,
-    Topology, assign,
+    ChangelogEndOffsets, ClusterMetadata, FUTURE_PROCESS_ID, GroupAssignment, JoinMember, LeaderConfig, LeaderInput,
+    RebalanceSnapshot, Tasks, Topology, assign,
 };
 use kstreams_assignor::wire::{
     AssignmentEnvelope, AssignmentInfo, AssignorError, HostInfo, NextRebalance, ProcessId, SubscriptionEnvelope,
@@ -71,6 +71,7 @@ fn run_with(members: &[JoinMember], partitions: i32, config: &LeaderConfig, lead
         excluded_members: &[],
         now_ms: NOW,
         config,
+        previous_rebalance: None,
     };
     Run { tasks, out: assign(&input).unwrap() }
 }
@@ -240,6 +241,7 @@ fn missing_source_topic_is_incomplete_metadata() {
         excluded_members: &[],
         now_ms: NOW,
         config: &LeaderConfig::default(),
+        previous_rebalance: None,
     };
     let out = assign(&input).unwrap();
     assert_error(&out, AssignorError::INCOMPLETE_SOURCE_TOPIC_METADATA, 1);
@@ -259,6 +261,7 @@ fn undecodable_subscription_is_an_error() {
         excluded_members: &[],
         now_ms: NOW,
         config: &LeaderConfig::default(),
+        previous_rebalance: None,
     };
     assert!(assign(&input).is_err());
 }
@@ -375,6 +378,7 @@ mod hook {
             excluded_members: &[],
             now_ms: NOW,
             config: &config,
+            previous_rebalance: None,
         };
         let out = leader.assign(&input).unwrap();
         let mut owner: BTreeMap<TaskId, String> = BTreeMap::new();
@@ -684,6 +688,74 @@ mod java_parity {
     }
 }
 
+/// The optimized assignor's deadline travels in `nextRebalanceMs`: a first look after 60 s, then,
+/// from the snapshot of the previous rebalance, when the warm-ups are predicted to be done.
+#[test]
+fn optimized_assignor_sets_the_probing_deadline_from_observed_restore_rates() {
+    let topology = topology();
+    let md = metadata(4);
+    let tasks = Tasks::build(&topology, &md).unwrap();
+    let end = 1_000_000;
+    let offsets = end_offsets(&tasks, end);
+    let config = LeaderConfig { assignor: AssignorKind::Optimized, ..LeaderConfig::default() };
+    let stateful: Vec<TaskId> = tasks.changelog_partitions_for_task.keys().cloned().collect();
+    let end_sum = |t: &TaskId| end * tasks.changelog_partitions_for_task[t].len() as i64;
+    let running = SubscriptionInfo::new(11, pid(1)).with_task_offset_sums(stateful.iter().map(|t| (t.clone(), -2)));
+    let deadline = |out: &GroupAssignment| -> Vec<NextRebalance> {
+        out.report.infos.values().map(|i| i.next_rebalance).filter(|n| *n != NextRebalance::NONE).collect()
+    };
+    let run_at = |members: &[JoinMember], now_ms: i64, previous: Option<&RebalanceSnapshot>| {
+        let input = LeaderInput {
+            members,
+            topology: &topology,
+            metadata: &md,
+            end_offsets: &offsets,
+            leader_process_id: pid(1),
+            excluded_members: &[],
+            now_ms,
+            config: &config,
+            previous_rebalance: previous,
+        };
+        assign(&input).unwrap()
+    };
+
+    // `p2` joins with nothing: it warms up two tasks.
+    let first_members = [member("p1-t0", &running), member("p2-t0", &SubscriptionInfo::new(11, pid(2)))];
+    let first = run_at(&first_members, NOW, None);
+    let warmups: Vec<TaskId> = first.report.assignment.as_ref().unwrap().followup.watch_list.iter().map(|w| w.task_id.clone()).collect();
+    assert_eq!(warmups.len(), 2);
+    assert_eq!(deadline(&first), [NextRebalance::at(NOW + 60_000)]);
+
+    // A minute later `p2` has restored 600,000 records of each: 10 per ms, so the rest takes
+    // 40 s (+10 % and a second).
+    let restored = SubscriptionInfo::new(11, pid(2)).with_task_offset_sums(warmups.iter().map(|t| (t.clone(), end_sum(t) - 400_000)));
+    let second_members = [member("p1-t0", &running), member("p2-t0", &restored)];
+    let snapshot = first.report.snapshot.clone().unwrap();
+    let second = run_at(&second_members, NOW + 60_000, Some(&snapshot));
+    assert_eq!(deadline(&second), [NextRebalance::at(NOW + 60_000 + 45_000)]);
+    // Without the snapshot the rate is unknown: another first look.
+    let blind = run_at(&second_members, NOW + 60_000, None);
+    assert_eq!(deadline(&blind), [NextRebalance::at(NOW + 120_000)]);
+
+    // A member's hook that led the first rebalance remembers what it saw.
+    use kstreams_assignor::group::{PartitionAssignorHook, StreamsMember};
+    let mut hook = StreamsMember::new(pid(1));
+    let input = |members, now_ms| LeaderInput {
+        members,
+        topology: &topology,
+        metadata: &md,
+        end_offsets: &offsets,
+        leader_process_id: pid(1),
+        excluded_members: &[],
+        now_ms,
+        config: &config,
+        previous_rebalance: None,
+    };
+    hook.assign(&input(&first_members, NOW)).unwrap();
+    let again = hook.assign(&input(&second_members, NOW + 60_000)).unwrap();
+    assert_eq!(deadline(&again), [NextRebalance::at(NOW + 60_000 + 45_000)]);
+}
+
 fn run_excluding(members: &[JoinMember], excluded: &[String], leader: ProcessId, end: Option<i64>) -> Run {
     let topology = topology();
     let md = metadata(4);
@@ -698,6 +770,7 @@ fn run_excluding(members: &[JoinMember], excluded: &[String], leader: ProcessId,
         excluded_members: excluded,
         now_ms: NOW,
         config: &LeaderConfig::default(),
+        previous_rebalance: None,
     };
     Run { tasks, out: assign(&input).unwrap() }
 }

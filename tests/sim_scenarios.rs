@@ -77,3 +77,16 @@ fn svg_plot_is_well_formed() {
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert_eq!(svg.matches("<polyline").count(), 3);
 }
+
+#[test]
+fn the_optimized_assignor_probes_when_warm_ups_are_predicted_done() {
+    let scenario = sim::builtin("scale-out", 0).unwrap();
+    let report = sim::run(AssignorKind::Optimized.assignor(), &scenario, &SimConfig::default()).unwrap();
+    assert!(report.converged, "{}", report.table());
+    assert_eq!(report.total_restoring_lag, 0, "{}", report.table());
+    // The first probe comes after the first-look interval (no restore rate known yet), the
+    // next ones sooner than Kafka's 10 minutes: the simulator honours the assignor's interval.
+    assert_eq!(report.rounds[1].time_ms - report.rounds[0].time_ms, 60_000, "{}", report.table());
+    assert!(report.rounds.windows(2).skip(1).all(|w| w[1].time_ms - w[0].time_ms < 600_000), "{}", report.table());
+    assert!(report.rounds.iter().all(|r| r.warmups <= 2));
+}

@@ -9,6 +9,7 @@ use super::fallback_prior::FallbackPriorTaskAssignor;
 use super::high_availability::HighAvailabilityTaskAssignor;
 use super::input::{AssignmentInput, InputError};
 use super::legacy_sticky::LegacyStickyTaskAssignor;
+use super::optimized::OptimizedTaskAssignor;
 use super::output::Assignment;
 
 /// A task assignor: a pure function from the group's state to an assignment.
@@ -35,7 +36,8 @@ pub enum AssignError {
     Internal(&'static str),
 }
 
-/// Kafka's built-in assignors, selectable by class name.
+/// Kafka's built-in assignors, selectable by class name, and this crate's
+/// [`OptimizedTaskAssignor`] (`optimized` or `OptimizedTaskAssignor`).
 ///
 /// ```
 /// use kstreams_assignor::engine::AssignorKind;
@@ -45,6 +47,8 @@ pub enum AssignError {
 /// let fqcn = "org.apache.kafka.streams.processor.internals.assignment.LegacyStickyTaskAssignor";
 /// assert_eq!(fqcn.parse::<AssignorKind>().unwrap(), AssignorKind::LegacySticky);
 /// assert!("StickyTaskAssignor".parse::<AssignorKind>().is_err());
+/// assert_eq!("optimized".parse::<AssignorKind>().unwrap(), AssignorKind::Optimized);
+/// assert_eq!("OptimizedTaskAssignor".parse::<AssignorKind>().unwrap(), AssignorKind::Optimized);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
@@ -56,6 +60,9 @@ pub enum AssignorKind {
     LegacySticky,
     /// `FallbackPriorTaskAssignor`, used when the end offsets could not be fetched.
     FallbackPrior,
+    /// [`OptimizedTaskAssignor`]: not one of Kafka's; the group's leader must be a member of
+    /// this crate for it to run (see its documentation).
+    Optimized,
 }
 
 /// The package of Kafka's internal assignors, as `internal.task.assignor.class` names them.
@@ -63,14 +70,18 @@ const KAFKA_PACKAGE: &str = "org.apache.kafka.streams.processor.internals.assign
 
 impl AssignorKind {
     /// All kinds.
-    pub const ALL: [Self; 3] = [Self::HighAvailability, Self::LegacySticky, Self::FallbackPrior];
+    pub const ALL: [Self; 4] = [Self::HighAvailability, Self::LegacySticky, Self::FallbackPrior, Self::Optimized];
 
-    /// Kafka's class name.
+    /// The short name `optimized` also selects [`AssignorKind::Optimized`].
+    pub const OPTIMIZED_SHORT_NAME: &'static str = "optimized";
+
+    /// Kafka's class name (for [`AssignorKind::Optimized`], `OptimizedTaskAssignor`).
     pub const fn name(self) -> &'static str {
         match self {
             Self::HighAvailability => HighAvailabilityTaskAssignor::NAME,
             Self::LegacySticky => LegacyStickyTaskAssignor::NAME,
             Self::FallbackPrior => FallbackPriorTaskAssignor::NAME,
+            Self::Optimized => OptimizedTaskAssignor::NAME,
         }
     }
 
@@ -80,6 +91,7 @@ impl AssignorKind {
             Self::HighAvailability => &HighAvailabilityTaskAssignor,
             Self::LegacySticky => &LegacyStickyTaskAssignor,
             Self::FallbackPrior => &FallbackPriorTaskAssignor,
+            Self::Optimized => &OptimizedTaskAssignor,
         }
     }
 }
@@ -92,14 +104,19 @@ impl fmt::Display for AssignorKind {
 
 /// A name that is not one of Kafka's assignors.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown task assignor `{0}` (expected HighAvailabilityTaskAssignor, LegacyStickyTaskAssignor or FallbackPriorTaskAssignor)")]
+#[error(
+    "unknown task assignor `{0}` (expected HighAvailabilityTaskAssignor, LegacyStickyTaskAssignor, FallbackPriorTaskAssignor or optimized)"
+)]
 pub struct UnknownAssignor(String);
 
 impl FromStr for AssignorKind {
     type Err = UnknownAssignor;
 
-    /// Accepts the simple or the fully qualified class name.
+    /// Accepts the simple or the fully qualified class name, and `optimized`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s == Self::OPTIMIZED_SHORT_NAME {
+            return Ok(Self::Optimized);
+        }
         let simple = s.strip_prefix(KAFKA_PACKAGE).unwrap_or(s);
         Self::ALL.into_iter().find(|k| k.name() == simple).ok_or_else(|| UnknownAssignor(s.to_owned()))
     }

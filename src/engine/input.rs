@@ -133,6 +133,45 @@ pub struct AssignmentInput {
     /// rack-aware optimisation stays off, as Kafka's does without partition racks.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub task_partitions: BTreeMap<TaskId, TaskPartitions>,
+    /// Optional: what the leader saw at the previous rebalance of the group, from which the
+    /// `OptimizedTaskAssignor` estimates each client's restore rate (successive offset sums over
+    /// the elapsed time). Kafka's assignors ignore it; absent, restore rates are unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_rebalance: Option<PreviousRebalance>,
+}
+
+/// The offset sums of the previous rebalance, and how long ago it was, for restore-rate
+/// estimates. The engine has no clock: the caller measures `elapsedMs`.
+///
+/// ```
+/// use kstreams_assignor::engine::PreviousRebalance;
+///
+/// let previous: PreviousRebalance = serde_json::from_str(r#"{
+///     "elapsedMs": 60000,
+///     "changelogEndOffsetSums": {"0_0": 1000000},
+///     "taskOffsetSums": {"00000000-0000-0000-0000-000000000001": {"0_0": 0}}
+/// }"#).unwrap();
+/// assert_eq!(previous.elapsed_ms, 60_000);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct PreviousRebalance {
+    /// Milliseconds between the previous rebalance and this one (not positive: ignored).
+    pub elapsed_ms: i64,
+    /// The changelog end-offset sums then (to tell restoring from producing).
+    #[serde(default)]
+    pub changelog_end_offset_sums: BTreeMap<TaskId, i64>,
+    /// The offset sums each client reported then.
+    #[serde(default)]
+    pub task_offset_sums: BTreeMap<ProcessId, BTreeMap<TaskId, i64>>,
+}
+
+impl PreviousRebalance {
+    /// A record of the previous rebalance, `elapsed_ms` ago.
+    pub fn new(elapsed_ms: i64) -> Self {
+        Self { elapsed_ms, ..Self::default() }
+    }
 }
 
 /// The partitions of one task with the racks of their replicas, as the leader learns them from
@@ -185,7 +224,14 @@ impl AssignmentInput {
             stateless_tasks: BTreeSet::new(),
             changelog_end_offset_sums: Some(BTreeMap::new()),
             task_partitions: BTreeMap::new(),
+            previous_rebalance: None,
         }
+    }
+
+    /// Sets what the previous rebalance saw (for restore-rate estimates).
+    pub fn with_previous_rebalance(mut self, previous: PreviousRebalance) -> Self {
+        self.previous_rebalance = Some(previous);
+        self
     }
 
     /// Sets the partitions (with their replicas' racks) of a task.

@@ -13,6 +13,7 @@
 //! | tag-aware standby placement (KIP-708) | `ClientTagAwareStandbyTaskAssignor` | `standby/client_tag_aware.rs` |
 //! | [`LegacyStickyTaskAssignor`] | `LegacyStickyTaskAssignor` | `legacy_sticky.rs` |
 //! | [`FallbackPriorTaskAssignor`] | `FallbackPriorTaskAssignor` | `fallback_prior.rs` |
+//! | [`OptimizedTaskAssignor`] | none (this crate's; not a parity assignor) | `optimized.rs` |
 //!
 //! [`assign`] also makes the leader's choice between them. Rack-aware optimisation (KIP-925,
 //! `rack_aware.rs`) runs where Kafka's does, when the input carries the racks of the tasks'
@@ -60,6 +61,7 @@ mod lags;
 mod leader_collections;
 mod legacy_sticky;
 mod model;
+mod optimized;
 mod order;
 mod output;
 mod priority_set;
@@ -72,7 +74,8 @@ pub use assignor::{AssignError, AssignorKind, TaskAssignor, UnknownAssignor, ass
 pub use config::{AssignmentConfigs, ConfigError, MAX_RACK_AWARE_ASSIGNMENT_TAGS, RackAwareStrategy};
 pub use fallback_prior::FallbackPriorTaskAssignor;
 pub use high_availability::HighAvailabilityTaskAssignor;
-pub use input::{AssignmentInput, ClientInput, InputError, TaskPartitions};
+pub use input::{AssignmentInput, ClientInput, InputError, PreviousRebalance, TaskPartitions};
 pub use legacy_sticky::LegacyStickyTaskAssignor;
+pub use optimized::{FIRST_PROBE_MS, MIN_PROBE_MS, OptimizedTaskAssignor};
 pub use order::{cmp_process_ids, cmp_task_ids};
 pub use output::{Assignment, ClientAssignment, Followup, Warmup};

@@ -133,6 +133,8 @@ pub struct StreamsMember {
     used_version: i32,
     unique_field: i8,
     error_code: AssignorError,
+    /// What it saw the last time it led, for the next assignment.
+    last_rebalance: Option<crate::leader::RebalanceSnapshot>,
 }
 
 impl StreamsMember {
@@ -146,6 +148,7 @@ impl StreamsMember {
             used_version: LATEST_SUPPORTED_VERSION,
             unique_field: 0,
             error_code: AssignorError::NONE,
+            last_rebalance: None,
         }
     }
 
@@ -227,8 +230,17 @@ impl PartitionAssignorHook for StreamsMember {
         self.subscription_info().encode()
     }
 
+    /// The leader's assignment; the previous one this member computed, if the caller gives none,
+    /// feeds the optimized assignor's restore-rate estimates.
     fn assign(&mut self, input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
-        crate::leader::assign(input)
+        let previous = self.last_rebalance.take();
+        let mut input = input.clone();
+        if input.previous_rebalance.is_none() {
+            input.previous_rebalance = previous.as_ref();
+        }
+        let out = crate::leader::assign(&input)?;
+        self.last_rebalance = out.report.snapshot.clone();
+        Ok(out)
     }
 
     fn on_assignment(&mut self, assignment: &AssignmentEnvelope) -> Result<ReceivedAssignment, OnAssignmentError> {

@@ -844,6 +844,7 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
             excluded_members: &excluded,
             now_ms: now,
             config: &self.config.leader,
+            previous_rebalance: None,
         };
         let out = self.hook.assign(&input)?;
         self.assigned_counts = Some(counts);

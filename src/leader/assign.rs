@@ -24,8 +24,12 @@
 //!    version cannot carry are dropped explicitly (standby host map before v6, `nextRebalanceMs`
 //!    before v7), as Java's encoder drops them.
 //! 6. If the task assignor wants a probing rebalance, the leader's own client gets the deadline
-//!    `now + probing.rebalance.interval.ms`, which goes to its first consumer without held-back
-//!    tasks (see [`build_member_assignments`]).
+//!    `now +` the assignor's follow-up interval (`probing.rebalance.interval.ms` for Kafka's
+//!    assignors; the predicted catch-up time for the optimized one), which goes to its first
+//!    consumer without held-back tasks (see [`build_member_assignments`]). The optimized
+//!    assignor estimates restore rates from the previous rebalance: pass the last
+//!    [`AssignmentReport::snapshot`] as [`LeaderInput::previous_rebalance`] (the
+//!    [`StreamsMember`](crate::group::StreamsMember) hook does so when it leads twice in a row).
 //!
 //! Members are taken in the order given. Kafka takes them in the iteration order of its
 //! `HashMap` of subscriptions; the order only matters when members of one process disagree (the
@@ -44,7 +48,7 @@ use super::threads::{
     ClientHistory, ClientTasks, MemberAssignment, ThreadError, assign_tasks_to_threads, build_member_assignments,
 };
 use super::topology::Topology;
-use crate::engine::{self, AssignError, Assignment, AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput};
+use crate::engine::{self, AssignError, Assignment, AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput, PreviousRebalance};
 use crate::wire::{
     AssignmentEnvelope, AssignmentInfo, AssignorError, DecodeError, EARLIEST_PROBEABLE_VERSION, EncodeError, EndpointError,
     HostInfo, LATEST_SUPPORTED_VERSION, NextRebalance, PartitionsByHost, ProcessId, SubscriptionEnvelope, SubscriptionInfo,
@@ -119,6 +123,30 @@ pub struct LeaderInput<'a> {
     pub now_ms: i64,
     /// The configuration.
     pub config: &'a LeaderConfig,
+    /// What this leader saw at the group's previous rebalance ([`AssignmentReport::snapshot`]),
+    /// if it led that one too: the optimized assignor estimates restore rates from it. Kafka's
+    /// assignors ignore it.
+    pub previous_rebalance: Option<&'a RebalanceSnapshot>,
+}
+
+/// The offset sums a leader saw at one rebalance and when, to pass to the next one
+/// ([`LeaderInput::previous_rebalance`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RebalanceSnapshot {
+    /// The leader's clock then (epoch ms).
+    pub at_ms: i64,
+    /// The changelog end-offset sums and each client's offset sums then (its `elapsed_ms` is 0).
+    pub sums: PreviousRebalance,
+}
+
+impl RebalanceSnapshot {
+    /// The engine's view of this snapshot from a rebalance at `now_ms`.
+    pub fn as_previous(&self, now_ms: i64) -> PreviousRebalance {
+        let mut previous = self.sums.clone();
+        previous.elapsed_ms = now_ms.saturating_sub(self.at_ms);
+        previous
+    }
 }
 
 /// Why the leader could not produce any assignment (Kafka's leader throws in these cases).
@@ -206,6 +234,8 @@ pub struct AssignmentReport {
     pub assignment: Option<Assignment>,
     /// The assignor that ran.
     pub effective_assignor: Option<AssignorKind>,
+    /// What to pass as [`LeaderInput::previous_rebalance`] next time (normal assignments only).
+    pub snapshot: Option<RebalanceSnapshot>,
     /// Each member's assignment content (normal assignments only), in member order.
     pub member_assignments: Vec<MemberAssignment>,
     /// The `AssignmentInfo` sent to each member.
@@ -250,6 +280,7 @@ struct Client {
 ///     excluded_members: &[],
 ///     now_ms: 0,
 ///     config: &LeaderConfig::default(),
+///     previous_rebalance: None,
 /// };
 /// let out = assign(&input).unwrap();
 /// assert_eq!(out.report.min_used_version, 11);
@@ -345,6 +376,7 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
         error: None,
         assignment: None,
         effective_assignor: None,
+        snapshot: None,
         member_assignments: Vec::new(),
         infos: BTreeMap::new(),
     };
@@ -413,6 +445,17 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
         engine_input = engine_input.with_client(c);
     }
 
+    if let Some(previous) = input.previous_rebalance {
+        engine_input = engine_input.with_previous_rebalance(previous.as_previous(input.now_ms));
+    }
+    let snapshot = RebalanceSnapshot {
+        at_ms: input.now_ms,
+        sums: PreviousRebalance {
+            elapsed_ms: 0,
+            changelog_end_offset_sums: engine_input.changelog_end_offset_sums.clone().unwrap_or_default(),
+            task_offset_sums: engine_input.clients.iter().map(|c| (c.process_id, c.task_offset_sums.clone())).collect(),
+        },
+    };
     let effective = engine::effective_assignor(input.config.assignor, &engine_input);
     let assignment = match engine::assign(input.config.assignor, &engine_input) {
         // Only excluded members: nothing to assign to, and nothing is wrong.
@@ -447,7 +490,9 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
         }
     }
 
-    let deadline = input.now_ms.wrapping_add(input.config.assignment.probing_rebalance_interval_ms);
+    // The assignor's follow-up interval: `probing.rebalance.interval.ms` for Kafka's assignors,
+    // the predicted catch-up time for the optimized one.
+    let deadline = input.now_ms.wrapping_add(assignment.followup.probing_rebalance_interval_ms);
     let mut members = BTreeMap::new();
     for ca in &assignment.clients {
         let client = &clients[&ca.process_id];
@@ -507,6 +552,7 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
     }
     report.assignment = Some(assignment);
     report.effective_assignor = Some(effective);
+    report.snapshot = Some(snapshot);
     Ok(GroupAssignment { members, report })
 }
 

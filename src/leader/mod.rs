@@ -39,8 +39,8 @@ pub mod threads;
 pub mod topology;
 
 pub use assign::{
-    AssignmentReport, ChangelogEndOffsets, FUTURE_PROCESS_ID, GroupAssignment, JoinMember, LeaderConfig, LeaderError, LeaderInput, assign,
-    error_info,
+    AssignmentReport, ChangelogEndOffsets, FUTURE_PROCESS_ID, GroupAssignment, JoinMember, LeaderConfig, LeaderError, LeaderInput,
+    RebalanceSnapshot, assign, error_info,
 };
 pub use describe::DescribeError;
 pub use tasks::{ClusterMetadata, TaskError, Tasks};

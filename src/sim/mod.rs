@@ -19,6 +19,7 @@
 //! assert!(report.rounds.iter().any(|r| r.warmups > 0));
 //! ```
 
+mod compare;
 mod scenario;
 mod svg;
 
@@ -26,9 +27,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::engine::{AssignError, AssignmentInput, ClientInput, TaskAssignor};
-use crate::wire::{LATEST_OFFSET, ProcessId, TaskId};
+use crate::engine::{AssignError, AssignmentInput, ClientInput, PreviousRebalance, TaskAssignor};
+use crate::wire::{LATEST_OFFSET, ProcessId, TaskId, TaskLag};
 
+pub use compare::{Comparison, ComparisonRow, Summary, Target, compare, compare_suite, suite_scenarios};
 pub use scenario::{BUILTIN_SCENARIOS, Event, EventKind, MemberSpec, Scenario, builtin};
 pub use svg::render_svg;
 
@@ -74,12 +76,18 @@ pub struct Round {
     pub load_spread: f64,
     /// Max − min stateful active tasks per thread (stateful tasks carry the load that matters).
     pub stateful_load_spread: f64,
-    /// Records active tasks must restore before they can process: the unavailability.
+    /// Records active tasks must restore before they can process: the unavailability. Each
+    /// restore counts once, in the rebalance that starts it (one still under way at a later
+    /// rebalance, on the same member, is not counted again).
     pub restoring_lag: i64,
-    /// Active tasks that must restore first.
+    /// Active tasks that start restoring.
     pub restoring_tasks: usize,
     /// Whether the assignor asked for a probing rebalance.
     pub probing_rebalance: bool,
+    /// For a rebalance triggered by an event whose stretch (up to the next event) ends
+    /// converged: the fewest active tasks that had to change owner to get from the assignment
+    /// before the event to the one the stretch ends with (see [`Report::lower_bound`]).
+    pub movement_lower_bound: Option<usize>,
 }
 
 /// The whole run.
@@ -111,6 +119,19 @@ pub struct Report {
     pub final_load_spread: f64,
     /// Stateful load spread of the final assignment.
     pub final_stateful_load_spread: f64,
+    /// The movement lower bound summed over the stretches where it applies: from an event's
+    /// rebalance up to the next event, when that stretch ends converged. The target is the
+    /// assignment the stretch converges to; a member must give up every task it held above its
+    /// target count, and every task whose owner is gone must move. Per stretch:
+    /// `max(orphansₛ + Σ max(0, heldₛ − targetₛ) + orphansₗ, orphans + Σ max(0, held − target))`,
+    /// where `held` counts the active tasks a member owned before the event, `target` those it
+    /// owns at the end, `ₛ` restricts to stateful tasks and `ₗ` to stateless ones. `None` if it
+    /// applies nowhere. Refined for KIP-441's rule that an active task only moves to a caught-up
+    /// client while one exists: an orphan with a single caught-up holder at the event counts in
+    /// that member's `held`; one with several that ends on none of them moved twice.
+    pub lower_bound: Option<usize>,
+    /// Tasks moved in the stretches where the lower bound applies.
+    pub bounded_tasks_moved: usize,
 }
 
 /// The simulation could not run.
@@ -180,6 +201,21 @@ struct World<'a> {
     end_offsets: BTreeMap<TaskId, i64>,
     owner: BTreeMap<TaskId, ProcessId>,
     probe_at: Option<(i64, ProcessId)>,
+    /// Time, end offsets and reported offset sums of the previous rebalance.
+    previous: Option<(i64, PreviousRebalance)>,
+    /// Holdings before the last event.
+    stretch_start: Option<Holdings>,
+}
+
+/// Active task owners before an event, for the movement lower bound.
+#[derive(Debug, Clone, Default)]
+struct Holdings {
+    stateful: BTreeMap<ProcessId, usize>,
+    total: BTreeMap<ProcessId, usize>,
+    orphans_stateful: usize,
+    orphans_stateless: usize,
+    /// Stateful orphans with a caught-up copy: the members caught up on them.
+    caught_up_orphans: BTreeMap<TaskId, BTreeSet<ProcessId>>,
 }
 
 impl World<'_> {
@@ -287,11 +323,56 @@ impl World<'_> {
             }
             input = input.with_client(client);
         }
+        if let Some((at, previous)) = &self.previous {
+            let mut previous = previous.clone();
+            previous.elapsed_ms = self.now - at;
+            input = input.with_previous_rebalance(previous);
+        }
         input
     }
 
-    fn rebalance(&mut self, assignor: &dyn TaskAssignor, round: usize, trigger: String) -> Result<Round, SimError> {
-        let out = assignor.assign(&self.input()).map_err(|source| SimError::Assign { round, source })?;
+    /// Who holds how many active tasks, among the members up now.
+    fn holdings(&self) -> Holdings {
+        let mut h = Holdings::default();
+        for (t, owner) in &self.owner {
+            let stateful = self.end_offsets.contains_key(t);
+            if self.members.iter().any(|m| m.up && m.spec.process_id == *owner) {
+                *h.total.entry(*owner).or_default() += 1;
+                if stateful {
+                    *h.stateful.entry(*owner).or_default() += 1;
+                }
+            } else if stateful {
+                h.orphans_stateful += 1;
+                let end = self.end_offsets[t];
+                let acceptable = self.scenario.configs.acceptable_recovery_lag;
+                let caught_up: BTreeSet<ProcessId> = self
+                    .members
+                    .iter()
+                    .filter(|m| m.up && m.offsets.get(t).is_some_and(|&o| TaskLag::compute(Some(o), end).is_caught_up(acceptable)))
+                    .map(|m| m.spec.process_id)
+                    .collect();
+                if !caught_up.is_empty() {
+                    h.caught_up_orphans.insert(t.clone(), caught_up);
+                }
+            } else {
+                h.orphans_stateless += 1;
+            }
+        }
+        h
+    }
+
+    fn rebalance(&mut self, assignor: &dyn TaskAssignor, round: usize, trigger: String, event: bool) -> Result<Round, SimError> {
+        let input = self.input();
+        let out = assignor.assign(&input).map_err(|source| SimError::Assign { round, source })?;
+        if event {
+            self.stretch_start = Some(self.holdings());
+        }
+        let previous = PreviousRebalance {
+            elapsed_ms: 0,
+            changelog_end_offset_sums: input.changelog_end_offset_sums.clone().unwrap_or_default(),
+            task_offset_sums: input.clients.iter().map(|c| (c.process_id, c.task_offset_sums.clone())).collect(),
+        };
+        self.previous = Some((self.now, previous));
         let mut round_out = Round {
             round,
             time_ms: self.now,
@@ -305,6 +386,7 @@ impl World<'_> {
             restoring_lag: 0,
             restoring_tasks: 0,
             probing_rebalance: out.followup.probing_rebalance_needed,
+            movement_lower_bound: None,
         };
         let mut per_thread: Vec<(f64, f64)> = Vec::new();
         for assigned in &out.clients {
@@ -320,10 +402,14 @@ impl World<'_> {
                     let was_running = m.active.contains(t) && !m.restoring.contains(t);
                     let end = self.end_offsets[t];
                     let local = *m.offsets.entry(t.clone()).or_insert(0);
+                    let already_restoring = m.active.contains(t) && m.restoring.contains(t);
                     if !was_running && local < end {
                         m.restoring.insert(t.clone());
-                        round_out.restoring_lag += end - local;
-                        round_out.restoring_tasks += 1;
+                        // A restore still under way from an earlier rebalance was counted then.
+                        if !already_restoring {
+                            round_out.restoring_lag += end - local;
+                            round_out.restoring_tasks += 1;
+                        }
                     } else if !was_running {
                         m.restoring.remove(t);
                     }
@@ -382,12 +468,14 @@ pub fn run(assignor: &dyn TaskAssignor, scenario: &Scenario, config: &SimConfig)
         end_offsets: scenario.stateful_tasks(),
         owner: BTreeMap::new(),
         probe_at: None,
+        previous: None,
+        stretch_start: None,
     };
     for spec in &scenario.initial_members {
         world.apply(&EventKind::Join(spec.clone()))?;
     }
     if !world.members.is_empty() {
-        world.rebalance(assignor, 0, "start".into())?;
+        world.rebalance(assignor, 0, "start".into(), false)?;
         if scenario.running {
             world.settle();
         }
@@ -409,6 +497,7 @@ pub fn run(assignor: &dyn TaskAssignor, scenario: &Scenario, config: &SimConfig)
         };
         world.advance(at);
         let mut triggers = Vec::new();
+        let event = events.get(next_event).is_some_and(|e| e.at_ms == at);
         while events.get(next_event).is_some_and(|e| e.at_ms == at) {
             triggers.push(world.apply(&events[next_event].kind)?);
             next_event += 1;
@@ -422,10 +511,17 @@ pub fn run(assignor: &dyn TaskAssignor, scenario: &Scenario, config: &SimConfig)
         if world.members.iter().all(|m| !m.up) {
             continue;
         }
-        let round = world.rebalance(assignor, rounds.len() + 1, triggers.join(", "))?;
+        let round = world.rebalance(assignor, rounds.len() + 1, triggers.join(", "), event)?;
+        let settled = !round.probing_rebalance;
         rounds.push(round);
+        if settled {
+            if let Some(start) = world.stretch_start.take() {
+                rounds[last_event_round].movement_lower_bound = Some(start.moves_to(&world.holdings(), &world.owner));
+            }
+        }
     }
     let converged = next_event >= events.len() && world.probe_at.is_none();
+    let (lower_bound, bounded_tasks_moved) = bounded_stretches(&rounds);
     let last = rounds.last();
     Ok(Report {
         scenario: scenario.name.clone(),
@@ -439,8 +535,56 @@ pub fn run(assignor: &dyn TaskAssignor, scenario: &Scenario, config: &SimConfig)
         total_restoring_lag: rounds.iter().map(|r| r.restoring_lag).sum(),
         final_load_spread: last.map_or(0.0, |r| r.load_spread),
         final_stateful_load_spread: last.map_or(0.0, |r| r.stateful_load_spread),
+        lower_bound,
+        bounded_tasks_moved,
         rounds,
     })
+}
+
+/// Sums the lower bound and the moves over the stretches (an event's rebalance up to the next
+/// event's) where it applies.
+fn bounded_stretches(rounds: &[Round]) -> (Option<usize>, usize) {
+    let starts: Vec<usize> = (0..rounds.len()).filter(|&i| !rounds[i].trigger.starts_with("probing")).collect();
+    let (mut bound, mut moved) = (None, 0);
+    for (k, &start) in starts.iter().enumerate() {
+        let Some(lb) = rounds[start].movement_lower_bound else { continue };
+        let end = starts.get(k + 1).copied().unwrap_or(rounds.len());
+        *bound.get_or_insert(0) += lb;
+        moved += rounds[start..end].iter().map(|r| r.tasks_moved).sum::<usize>();
+    }
+    (bound, moved)
+}
+
+impl Holdings {
+    /// The fewest active tasks that must change owner to get from `self` to `end`, where
+    /// `owner` is the final owner of each task.
+    fn moves_to(&self, end: &Self, owner: &BTreeMap<TaskId, ProcessId>) -> usize {
+        // KIP-441: an orphan with caught-up copies goes to one of them first. One with a single
+        // caught-up holder arrives there for sure; one with several that ends elsewhere moved
+        // twice.
+        let mut forced: BTreeMap<ProcessId, usize> = BTreeMap::new();
+        let mut twice = 0;
+        for (t, holders) in &self.caught_up_orphans {
+            match holders.iter().next() {
+                Some(only) if holders.len() == 1 => *forced.entry(*only).or_default() += 1,
+                _ => twice += usize::from(owner.get(t).is_some_and(|o| !holders.contains(o))),
+            }
+        }
+        // Tasks leaving a member: at least what it held (plus forced arrivals) above its target.
+        let leaving = |from: &BTreeMap<ProcessId, usize>, to: &BTreeMap<ProcessId, usize>| -> usize {
+            let members: BTreeSet<&ProcessId> = from.keys().chain(forced.keys()).collect();
+            members
+                .into_iter()
+                .map(|p| {
+                    let held = from.get(p).copied().unwrap_or(0) + forced.get(p).copied().unwrap_or(0);
+                    held.saturating_sub(to.get(p).copied().unwrap_or(0))
+                })
+                .sum()
+        };
+        let stateful = self.orphans_stateful + twice + leaving(&self.stateful, &end.stateful) + self.orphans_stateless;
+        let total = self.orphans_stateful + twice + self.orphans_stateless + leaving(&self.total, &end.total);
+        stateful.max(total)
+    }
 }
 
 impl Report {

@@ -1,0 +1,295 @@
+//! Two assignors side by side over the built-in scenarios and random churn, with the targets the
+//! optimized assignor must meet against Kafka's high-availability assignor.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use super::{BUILTIN_SCENARIOS, Report, SimConfig, SimError, builtin, run};
+use crate::engine::TaskAssignor;
+
+/// The figures of one run that the comparison reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Summary {
+    /// Whether the run ended stable.
+    pub converged: bool,
+    /// Active tasks that changed owner, over all rebalances.
+    pub tasks_moved: usize,
+    /// Warm-up replicas, over all rebalances.
+    pub warmups: usize,
+    /// Rebalances that asked for a probing rebalance.
+    pub probing_rebalances: usize,
+    /// Rebalances from the last event until stable.
+    pub rounds_to_converge: usize,
+    /// Simulated time from the last event until stable.
+    pub time_to_converge_ms: i64,
+    /// Records active tasks had to restore before processing, over all rebalances.
+    pub restoring_lag: i64,
+    /// Final max − min active tasks per thread.
+    pub final_spread: f64,
+    /// Final max − min stateful active tasks per thread.
+    pub final_stateful_spread: f64,
+    /// The movement lower bound where it applies ([`Report::lower_bound`]).
+    pub lower_bound: Option<usize>,
+    /// Tasks moved where the lower bound applies.
+    pub bounded_tasks_moved: usize,
+}
+
+impl From<&Report> for Summary {
+    fn from(r: &Report) -> Self {
+        Self {
+            converged: r.converged,
+            tasks_moved: r.total_tasks_moved,
+            warmups: r.total_warmups,
+            probing_rebalances: r.probing_rebalances,
+            rounds_to_converge: r.rounds_to_converge,
+            time_to_converge_ms: r.time_to_converge_ms,
+            restoring_lag: r.total_restoring_lag,
+            final_spread: r.final_load_spread,
+            final_stateful_spread: r.final_stateful_load_spread,
+            lower_bound: r.lower_bound,
+            bounded_tasks_moved: r.bounded_tasks_moved,
+        }
+    }
+}
+
+/// One scenario under both assignors.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ComparisonRow {
+    /// Scenario name.
+    pub scenario: String,
+    /// The reference assignor's run.
+    pub baseline: Summary,
+    /// The candidate's run.
+    pub candidate: Summary,
+}
+
+/// One target and whether it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Target {
+    /// What is required.
+    pub name: String,
+    /// Whether it holds.
+    pub holds: bool,
+    /// The figures, or the scenarios where it fails.
+    pub detail: String,
+}
+
+/// A comparison of two assignors.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Comparison {
+    /// The reference assignor.
+    pub baseline: String,
+    /// The candidate assignor.
+    pub candidate: String,
+    /// One row per scenario.
+    pub rows: Vec<ComparisonRow>,
+    /// The full reports of the first scenario (for a plot).
+    #[serde(skip)]
+    pub first_reports: Option<(Report, Report)>,
+}
+
+/// The suite: every built-in scenario but `random-churn`, then `random-churn` with seeds
+/// `1..=seeds`.
+pub fn suite_scenarios(seeds: u64) -> Vec<super::Scenario> {
+    let mut out: Vec<super::Scenario> =
+        BUILTIN_SCENARIOS.iter().filter(|(n, _)| *n != "random-churn").filter_map(|(n, _)| builtin(n, 0)).collect();
+    out.extend((1..=seeds).filter_map(|seed| builtin("random-churn", seed)));
+    out
+}
+
+/// Runs `baseline` and `candidate` on each scenario.
+///
+/// # Errors
+/// The first [`SimError`] of either run.
+pub fn compare(
+    baseline: &dyn TaskAssignor,
+    candidate: &dyn TaskAssignor,
+    scenarios: &[super::Scenario],
+    config: &SimConfig,
+) -> Result<Comparison, SimError> {
+    let mut rows = Vec::with_capacity(scenarios.len());
+    let mut first_reports = None;
+    for scenario in scenarios {
+        let a = run(baseline, scenario, config)?;
+        let b = run(candidate, scenario, config)?;
+        rows.push(ComparisonRow { scenario: scenario.name.clone(), baseline: (&a).into(), candidate: (&b).into() });
+        if first_reports.is_none() {
+            first_reports = Some((a, b));
+        }
+    }
+    Ok(Comparison { baseline: baseline.name().to_owned(), candidate: candidate.name().to_owned(), rows, first_reports })
+}
+
+/// [`compare`] over [`suite_scenarios`].
+///
+/// ```
+/// use kstreams_assignor::engine::AssignorKind;
+/// use kstreams_assignor::sim::{compare_suite, SimConfig};
+///
+/// let cmp = compare_suite(AssignorKind::HighAvailability.assignor(), AssignorKind::Optimized.assignor(), 2, &SimConfig::default()).unwrap();
+/// assert_eq!(cmp.rows.len(), 6 + 2);
+/// let fewer_moves = &cmp.targets()[0];
+/// assert!(fewer_moves.name.contains("fewer task movements") && fewer_moves.holds, "{}", fewer_moves.detail);
+/// ```
+///
+/// # Errors
+/// The first [`SimError`] of any run.
+pub fn compare_suite(
+    baseline: &dyn TaskAssignor,
+    candidate: &dyn TaskAssignor,
+    seeds: u64,
+    config: &SimConfig,
+) -> Result<Comparison, SimError> {
+    compare(baseline, candidate, &suite_scenarios(seeds), config)
+}
+
+fn percent_less(base: f64, cand: f64) -> f64 {
+    if base == 0.0 { 0.0 } else { 100.0 * (base - cand) / base }
+}
+
+impl Comparison {
+    fn total(&self, f: impl Fn(&Summary) -> f64) -> (f64, f64) {
+        self.rows.iter().fold((0.0, 0.0), |(a, b), r| (a + f(&r.baseline), b + f(&r.candidate)))
+    }
+
+    /// The issue's targets for the candidate against the baseline:
+    /// * ≥ 30 % fewer task movements over the suite;
+    /// * ≥ 30 % fewer probing rebalances, or ≥ 30 % less time to converge, over the suite;
+    /// * in every scenario: no more restoring lag, no worse final spread (all actives and
+    ///   stateful actives), and convergence;
+    /// * no movement on the rolling bounce;
+    /// * moves within 10 % of the lower bound in every scenario where it applies.
+    pub fn targets(&self) -> Vec<Target> {
+        let mut out = Vec::new();
+        let (mb, mc) = self.total(|s| s.tasks_moved as f64);
+        out.push(Target {
+            name: "≥ 30% fewer task movements (suite)".into(),
+            holds: mc <= 0.7 * mb,
+            detail: format!("{mb:.0} → {mc:.0} ({:.1}% fewer)", percent_less(mb, mc)),
+        });
+        let (pb, pc) = self.total(|s| s.probing_rebalances as f64);
+        let (tb, tc) = self.total(|s| s.time_to_converge_ms as f64);
+        out.push(Target {
+            name: "≥ 30% fewer probing rebalances or less time to converge (suite)".into(),
+            holds: pc <= 0.7 * pb || tc <= 0.7 * tb,
+            detail: format!(
+                "probing {pb:.0} → {pc:.0} ({:.1}% fewer); time {} → {} ({:.1}% less)",
+                percent_less(pb, pc),
+                super::format_ms(tb as i64),
+                super::format_ms(tc as i64),
+                percent_less(tb, tc)
+            ),
+        });
+        let failing = |pred: &dyn Fn(&ComparisonRow) -> bool| -> Vec<String> {
+            self.rows.iter().filter(|r| !pred(r)).map(|r| r.scenario.clone()).collect()
+        };
+        let mut push = |name: &str, bad: Vec<String>| {
+            out.push(Target {
+                name: name.into(),
+                holds: bad.is_empty(),
+                detail: if bad.is_empty() { "every scenario".into() } else { format!("fails in {}", bad.join(", ")) },
+            });
+        };
+        push("converges in every scenario", failing(&|r| r.candidate.converged));
+        push("never more restoring lag on actives", failing(&|r| r.candidate.restoring_lag <= r.baseline.restoring_lag));
+        push(
+            "never a worse final spread",
+            failing(&|r| {
+                r.candidate.final_spread <= r.baseline.final_spread + 1e-9
+                    && r.candidate.final_stateful_spread <= r.baseline.final_stateful_spread + 1e-9
+            }),
+        );
+        push(
+            "zero movements on the rolling bounce",
+            failing(&|r| !r.scenario.starts_with("rolling-bounce") || r.candidate.tasks_moved == 0),
+        );
+        let applies = self.rows.iter().filter(|r| r.candidate.lower_bound.is_some()).count();
+        let bad = failing(&|r| {
+            r.candidate.lower_bound.is_none_or(|lb| r.candidate.bounded_tasks_moved as f64 <= 1.1 * lb as f64)
+        });
+        let name = format!("moves within 10% of the lower bound (applies in {applies} of {})", self.rows.len());
+        push(&name, bad);
+        out
+    }
+
+    /// The side-by-side table: one line per scenario, totals, improvements and targets.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "A = {}, B = {}", self.baseline, self.candidate);
+        let _ = writeln!(
+            out,
+            "| scenario | moved A | moved B | lower bound (B moved) | warm-ups A | warm-ups B | probing A | probing B | converge A | converge B | restored lag A | restored lag B | spread A | spread B |"
+        );
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        let line = |out: &mut String, name: &str, a: &Summary, b: &Summary| {
+            let bound = b.lower_bound.map_or("n/a".to_owned(), |lb| format!("{lb} ({})", b.bounded_tasks_moved));
+            let conv = |s: &Summary| {
+                let t = super::format_ms(s.time_to_converge_ms);
+                if s.converged { t } else { format!("{t} (not converged)") }
+            };
+            let _ = writeln!(
+                out,
+                "| {name} | {} | {} | {bound} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}/{:.2} | {:.2}/{:.2} |",
+                a.tasks_moved,
+                b.tasks_moved,
+                a.warmups,
+                b.warmups,
+                a.probing_rebalances,
+                b.probing_rebalances,
+                conv(a),
+                conv(b),
+                a.restoring_lag,
+                b.restoring_lag,
+                a.final_spread,
+                a.final_stateful_spread,
+                b.final_spread,
+                b.final_stateful_spread
+            );
+        };
+        for r in &self.rows {
+            line(&mut out, &r.scenario, &r.baseline, &r.candidate);
+        }
+        let sum = |f: &dyn Fn(&Summary) -> f64| self.total(f);
+        let (mb, mc) = sum(&|s| s.tasks_moved as f64);
+        let (wb, wc) = sum(&|s| s.warmups as f64);
+        let (pb, pc) = sum(&|s| s.probing_rebalances as f64);
+        let (tb, tc) = sum(&|s| s.time_to_converge_ms as f64);
+        let (lb, lc) = sum(&|s| s.restoring_lag as f64);
+        let bound: usize = self.rows.iter().filter_map(|r| r.candidate.lower_bound).sum();
+        let bounded: usize = self.rows.iter().filter(|r| r.candidate.lower_bound.is_some()).map(|r| r.candidate.bounded_tasks_moved).sum();
+        let _ = writeln!(
+            out,
+            "| **total ({} scenarios)** | {mb:.0} | {mc:.0} | {bound} ({bounded}) | {wb:.0} | {wc:.0} | {pb:.0} | {pc:.0} | {} | {} | {lb:.0} | {lc:.0} | | |",
+            self.rows.len(),
+            super::format_ms(tb as i64),
+            super::format_ms(tc as i64)
+        );
+        let change = |base: f64, cand: f64, fewer: &str, more: &str, what: &str| {
+            let p = percent_less(base, cand);
+            if p >= 0.0 { format!("{p:.1}% {fewer} {what}") } else { format!("{:.1}% {more} {what}", -p) }
+        };
+        let _ = writeln!(
+            out,
+            "\nB against A over the suite: {}, {}, {}, {}, {}.",
+            change(mb, mc, "fewer", "more", "task movements"),
+            change(wb, wc, "fewer", "more", "warm-ups"),
+            change(pb, pc, "fewer", "more", "probing rebalances"),
+            change(tb, tc, "less", "more", "time to converge"),
+            change(lb, lc, "less", "more", "restored lag")
+        );
+        let _ = writeln!(out, "\nTargets:");
+        for t in self.targets() {
+            let _ = writeln!(out, "- [{}] {}: {}", if t.holds { "x" } else { " " }, t.name, t.detail);
+        }
+        out
+    }
+}
