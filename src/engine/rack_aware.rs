@@ -298,9 +298,11 @@ impl RackAwareOptimizer for PartitionRacks {
         allowed: &dyn Fn(&Placement, Client, Client, Task) -> bool,
     ) {
         let n = model.num_clients();
-        let movable = |p: &Placement, s: Client, d: Client| -> Vec<Task> {
-            p.standby[s].iter().copied().filter(|&t| !p.has_assigned_task(d, t) && allowed(p, s, d, t)).collect()
-        };
+        let mut held = Holdings::new(placement, model.tasks.len());
+        // Scratch reused by every pair: the pair's movable tasks in task order with the side they
+        // are on, the cost matrix, and its current column per task.
+        let (mut from_a, mut from_b) = (Vec::new(), Vec::new());
+        let (mut tasks, mut current, mut costs) = (Vec::new(), Vec::new(), Vec::new());
         let mut moved = true;
         let mut round = 0;
         while moved && round < STANDBY_ROUNDS {
@@ -311,28 +313,106 @@ impl RackAwareOptimizer for PartitionRacks {
                     if self.rack(a) == self.rack(b) {
                         continue;
                     }
-                    let from_a = movable(placement, a, b);
-                    let from_b = movable(placement, b, a);
-                    if from_a.is_empty() || from_b.is_empty() {
+                    held.movable(placement, a, b, allowed, &mut from_a);
+                    if from_a.is_empty() {
                         continue;
                     }
-                    let mut tasks: Vec<(Task, usize)> =
-                        from_a.iter().map(|&t| (t, 0)).chain(from_b.iter().map(|&t| (t, 1))).collect();
-                    tasks.sort_unstable();
-                    let (tasks, current): (Vec<Task>, Vec<usize>) = tasks.into_iter().unzip();
+                    held.movable(placement, b, a, allowed, &mut from_b);
+                    if from_b.is_empty() {
+                        continue;
+                    }
+                    // Both lists are in task order (a `BTreeSet`'s) and disjoint: merge them.
+                    tasks.clear();
+                    current.clear();
+                    let (mut i, mut j) = (0, 0);
+                    while i < from_a.len() || j < from_b.len() {
+                        if j == from_b.len() || (i < from_a.len() && from_a[i] < from_b[j]) {
+                            (tasks.push(from_a[i]), current.push(0usize), i += 1);
+                        } else {
+                            (tasks.push(from_b[j]), current.push(1usize), j += 1);
+                        }
+                    }
                     let pair = [a, b];
-                    let cost = |t, c, here| self.cost(t, c, here, traffic_cost, non_overlap_cost, true);
-                    let Some(next) = self.min_traffic(&tasks, &pair, &current, cost) else { continue };
-                    for (i, &t) in tasks.iter().enumerate() {
-                        if next[i] != current[i] {
-                            placement.unassign_standby(pair[current[i]], t);
-                            placement.assign_standby(pair[next[i]], t);
+                    costs.clear();
+                    // The cheapest exchange of one task each way: if even it costs more than it
+                    // saves, keeping every task where it is is the only optimum, which is what the
+                    // solver would return.
+                    let (mut best_a, mut best_b) = (i64::MAX, i64::MAX);
+                    for (&t, &side) in tasks.iter().zip(&current) {
+                        let row = [0, 1].map(|k| {
+                            self.cost(t, pair[k], side == k, traffic_cost, non_overlap_cost, true)
+                        });
+                        costs.extend_from_slice(&row);
+                        let delta = i64::from(row[1 - side]) - i64::from(row[side]);
+                        let best = if side == 0 { &mut best_a } else { &mut best_b };
+                        *best = (*best).min(delta);
+                    }
+                    if best_a + best_b > 0 {
+                        continue;
+                    }
+                    let Ok(matrix) = CostMatrix::new(tasks.len(), 2, costs.clone()) else { continue };
+                    let Ok(next) = reassign(&matrix, &current).map(|a| a.clients) else { continue };
+                    for (k, &t) in tasks.iter().enumerate() {
+                        if next[k] != current[k] {
+                            let (from, to) = (pair[current[k]], pair[next[k]]);
+                            placement.unassign_standby(from, t);
+                            placement.assign_standby(to, t);
+                            held.moved(from, to, t);
                             moved = true;
                         }
                     }
                 }
             }
         }
+    }
+}
+
+/// Which tasks (active or standby) each client holds, as one bit per (client, task): Kafka's
+/// `hasAssignedTask` without a tree search, kept in step with the placement by
+/// [`optimize_standby_tasks`](RackAwareOptimizer::optimize_standby_tasks).
+struct Holdings {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl Holdings {
+    fn new(placement: &Placement, tasks: usize) -> Self {
+        let words = tasks.div_ceil(64);
+        let mut held = Self { words, bits: vec![0; words * placement.active.len()] };
+        for (c, (active, standby)) in placement.active.iter().zip(&placement.standby).enumerate() {
+            for &t in active.iter().chain(standby) {
+                held.bits[c * words + t as usize / 64] |= 1 << (t % 64);
+            }
+        }
+        held
+    }
+
+    fn holds(&self, c: Client, t: Task) -> bool {
+        self.bits[c * self.words + t as usize / 64] & (1 << (t % 64)) != 0
+    }
+
+    fn moved(&mut self, from: Client, to: Client, t: Task) {
+        self.bits[from * self.words + t as usize / 64] &= !(1 << (t % 64));
+        self.bits[to * self.words + t as usize / 64] |= 1 << (t % 64);
+    }
+
+    /// The standbys of `source` that may move to `destination` (in task order): not already on
+    /// it, and allowed by the standby assignor.
+    fn movable(
+        &self,
+        placement: &Placement,
+        source: Client,
+        destination: Client,
+        allowed: &dyn Fn(&Placement, Client, Client, Task) -> bool,
+        out: &mut Vec<Task>,
+    ) {
+        out.clear();
+        out.extend(
+            placement.standby[source]
+                .iter()
+                .copied()
+                .filter(|&t| !self.holds(destination, t) && allowed(placement, source, destination, t)),
+        );
     }
 }
 
