@@ -7,13 +7,15 @@
 //! `rack.aware.assignment.strategy`: `none` (the baseline assignor), `min_traffic` and
 //! `balance_subtopology`, with the high-availability defaults (traffic 10, non-overlap 1).
 //!
-//! `rack_step/…` measures the rack-aware step alone ([`optimize_rack_aware`]: Kafka's
-//! `optimizeActiveTasks` then `optimizeStandbyTasks`) on the same groups from a fixed placement:
-//! the `k`-th task's active on client `k mod clients` (the assignor's round robin) and its standby
-//! on a seeded-random other client. The timing includes building the model from the input and
-//! converting the placement in and out. With `RACK_BENCH_DIR` set, each of these instances is
+//! `rack_step/…` measures Kafka's two rack-aware optimisations alone ([`optimize_rack_aware`]) on
+//! the same groups from a fixed placement: the `k`-th task's active on client `k mod clients` (the
+//! assignor's round robin) and its standby on a seeded-random other client. `active_<strategy>`
+//! is `optimizeActiveTasks` on the actives (no standbys placed yet, as in Kafka), `standby` is
+//! `optimizeStandbyTasks` on actives and standbys. The timing includes building the model from the
+//! input and converting the placement in and out. With `RACK_BENCH_DIR` set, each of these instances is
 //! first written there as `<tasks>x<clients>-<strategy>.json` and read back, and the bench runs on
-//! what it read: `compat/bench-rack.sh` times Kafka's `RackAwareTaskAssignor` on the same files.
+//! what it read, and the costs both steps reach are written next to it (`….rust.json`):
+//! `compat/bench-rack.sh` times Kafka's `RackAwareTaskAssignor` on the same files.
 
 use std::hint::black_box;
 
@@ -22,7 +24,7 @@ use kstreams_assignor::engine::scenario::Rng;
 use criterion::{Criterion, criterion_group, criterion_main};
 use kstreams_assignor::engine::{
     AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput, RackAwareStrategy, TaskPartitions, TaskPlacement,
-    assign, optimize_rack_aware,
+    RackAwareStep, assign, optimize_rack_aware,
 };
 use kstreams_assignor::wire::{ProcessId, TaskId};
 
@@ -94,6 +96,12 @@ fn step_instance(tasks: usize, clients: usize, strategy: RackAwareStrategy) -> (
     let back: AssignmentInput = serde_json::from_value(read["input"].clone()).expect("input");
     let back_placement: TaskPlacement = serde_json::from_value(read["placement"].clone()).expect("placement");
     assert_eq!((&back, &back_placement), (&input, &placement), "{} does not round-trip", path.display());
+    // The costs each step reaches, for the script to compare with Kafka's.
+    let actives = TaskPlacement { active: back_placement.active.clone(), ..Default::default() };
+    let active = optimize_rack_aware(&back, &actives, RackAwareStep::ActiveTasks).expect("rack-aware instance");
+    let standby = optimize_rack_aware(&back, &back_placement, RackAwareStep::StandbyTasks).expect("rack-aware instance");
+    let costs = serde_json::json!({"active": active.active_cost, "standby": standby.standby_cost});
+    std::fs::write(path.with_extension("rust.json"), costs.to_string()).expect("costs written");
     (back, back_placement)
 }
 
@@ -115,9 +123,17 @@ fn bench(c: &mut Criterion) {
         group.sample_size(samples);
         for strategy in [RackAwareStrategy::MinTraffic, RackAwareStrategy::BalanceSubtopology] {
             let (input, placement) = step_instance(tasks, clients, strategy);
-            group.bench_function(strategy.name(), |b| {
-                b.iter(|| optimize_rack_aware(black_box(&input), black_box(&placement)).unwrap())
+            let actives = TaskPlacement { active: placement.active.clone(), ..Default::default() };
+            group.bench_function(format!("active_{}", strategy.name()), |b| {
+                b.iter(|| optimize_rack_aware(black_box(&input), black_box(&actives), RackAwareStep::ActiveTasks).unwrap())
             });
+            if strategy == RackAwareStrategy::MinTraffic {
+                group.bench_function("standby", |b| {
+                    b.iter(|| {
+                        optimize_rack_aware(black_box(&input), black_box(&placement), RackAwareStep::StandbyTasks).unwrap()
+                    })
+                });
+            }
         }
         group.finish();
     }

@@ -76,4 +76,4 @@ pub use input::{AssignmentInput, ClientInput, InputError, TaskPartitions};
 pub use legacy_sticky::LegacyStickyTaskAssignor;
 pub use order::{cmp_process_ids, cmp_task_ids};
 pub use output::{Assignment, ClientAssignment, Followup, Warmup};
-pub use rack_aware::{RackAwareError, RackAwareOutcome, TaskPlacement, optimize_rack_aware};
+pub use rack_aware::{RackAwareError, RackAwareOutcome, RackAwareStep, TaskPlacement, optimize_rack_aware};

@@ -54,17 +54,17 @@ pub struct TaskPlacement {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct RackAwareOutcome {
-    /// The placement after both steps.
+    /// The placement afterwards.
     pub placement: TaskPlacement,
-    /// What Kafka's `optimizeActiveTasks` returns: the actives' total cost afterwards, the sum of
-    /// the two below.
+    /// The actives' total cost afterwards (what Kafka's `optimizeActiveTasks` returns), the sum
+    /// of the two below.
     pub active_cost: i64,
     /// `traffic_cost` × the active tasks' input partitions with no replica on their client's rack.
     pub active_traffic_cost: i64,
     /// `non_overlap_cost` × the active tasks that changed client.
     pub active_non_overlap_cost: i64,
-    /// What Kafka's `optimizeStandbyTasks` returns (0 without standbys): `traffic_cost` × the
-    /// standbys' changelog partitions with no replica on their client's rack.
+    /// The standbys' cost afterwards (what Kafka's `optimizeStandbyTasks` returns):
+    /// `traffic_cost` × their changelog partitions with no replica on their client's rack.
     pub standby_cost: i64,
 }
 
@@ -85,14 +85,29 @@ pub enum RackAwareError {
     /// The placement names a client the input does not have.
     #[error("the placement names unknown client {0}")]
     UnknownClient(ProcessId),
-    /// The placement puts a task on a client twice (active and standby, or the same standby).
+    /// The placement puts a task on a client twice (active and standby).
     #[error("task {0} is placed on client {1} twice")]
     Duplicate(TaskId, ProcessId),
+    /// [`RackAwareStep::ActiveTasks`] with standbys placed: Kafka optimises the actives first.
+    #[error("the active tasks are optimised before any standby is placed")]
+    StandbysBeforeActives,
 }
 
-/// Kafka's rack-aware optimisation step on its own: `optimizeActiveTasks` over the placed active
-/// tasks (in task order), then, if the placement has standbys, `optimizeStandbyTasks` with the
-/// configured standby assignor's swap rule, as the high-availability assignor calls them.
+/// Which of Kafka's two rack-aware optimisations [`optimize_rack_aware`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RackAwareStep {
+    /// `optimizeActiveTasks` over every placed active task. Kafka runs it before any standby is
+    /// placed, so the placement must have none.
+    ActiveTasks,
+    /// `optimizeStandbyTasks`: standby swaps between clients on different racks, the actives
+    /// staying where they are.
+    StandbyTasks,
+}
+
+/// One of Kafka's rack-aware optimisations on its own, as the high-availability assignor calls it:
+/// `optimizeActiveTasks` over every placed active task (in task order), or `optimizeStandbyTasks`
+/// with the configured standby assignor's swap rule.
 ///
 /// The costs are the input's `rack.aware.assignment.traffic_cost` and `non_overlap_cost`, or the
 /// high-availability assignor's defaults (10 and 1). A task's cost on a client is described in
@@ -100,8 +115,8 @@ pub enum RackAwareError {
 ///
 /// ```
 /// use kstreams_assignor::engine::{
-///     AssignmentConfigs, AssignmentInput, ClientInput, RackAwareStrategy, TaskPartitions, TaskPlacement,
-///     optimize_rack_aware,
+///     AssignmentConfigs, AssignmentInput, ClientInput, RackAwareStep, RackAwareStrategy, TaskPartitions,
+///     TaskPlacement, optimize_rack_aware,
 /// };
 /// use kstreams_assignor::wire::{ProcessId, TaskId};
 ///
@@ -117,12 +132,19 @@ pub enum RackAwareError {
 ///     .with_task_partitions(t1.clone(), TaskPartitions::new([["east"]]));
 /// // Each task starts on the client whose rack lacks its partition: swapping saves traffic.
 /// let start = TaskPlacement { active: [(t0.clone(), a), (t1.clone(), b)].into(), ..Default::default() };
-/// let out = optimize_rack_aware(&input, &start)?;
+/// let out = optimize_rack_aware(&input, &start, RackAwareStep::ActiveTasks)?;
 /// assert_eq!(out.placement.active, [(t0, b), (t1, a)].into());
 /// assert_eq!((out.active_traffic_cost, out.active_non_overlap_cost), (0, 2));
 /// # Ok::<(), kstreams_assignor::engine::RackAwareError>(())
 /// ```
-pub fn optimize_rack_aware(input: &AssignmentInput, placement: &TaskPlacement) -> Result<RackAwareOutcome, RackAwareError> {
+pub fn optimize_rack_aware(
+    input: &AssignmentInput,
+    placement: &TaskPlacement,
+    step: RackAwareStep,
+) -> Result<RackAwareOutcome, RackAwareError> {
+    if step == RackAwareStep::ActiveTasks && placement.standby.values().any(|s| !s.is_empty()) {
+        return Err(RackAwareError::StandbysBeforeActives);
+    }
     let model = Model::new(input)?;
     if input.configs.rack_aware_assignment_strategy == RackAwareStrategy::None {
         return Err(RackAwareError::NotEnabled);
@@ -162,8 +184,9 @@ pub fn optimize_rack_aware(input: &AssignmentInput, placement: &TaskPlacement) -
         configs.rack_aware_assignment_non_overlap_cost.unwrap_or(super::high_availability::DEFAULT_NON_OVERLAP_COST);
     let mut active: Vec<Task> = (0..model.tasks.len() as Task).filter(|&t| was[t as usize] != usize::MAX).collect();
     active.sort_unstable();
-    racks.optimize_active_tasks(&model, &active, &mut p, traffic, non_overlap);
-    if !placement.standby.is_empty() {
+    if step == RackAwareStep::ActiveTasks {
+        racks.optimize_active_tasks(&model, &active, &mut p, traffic, non_overlap);
+    } else {
         let standbys = super::standby::for_configs(configs);
         let allowed = |p: &Placement, s, d, t| standbys.is_allowed_standby_swap(&model, p, s, d, t);
         racks.optimize_standby_tasks(&model, &mut p, traffic, non_overlap, &allowed);
