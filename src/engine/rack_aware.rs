@@ -506,7 +506,8 @@ impl RackAwareOptimizer for PartitionRacks {
         let mut standbys: Vec<Vec<Task>> = placement.standby.iter().map(|s| s.iter().copied().collect()).collect();
         // Scratch reused by every pair: each side's movable tasks with what moving one across
         // changes the cost, the merged tasks, their side and the cost matrix.
-        let (mut from_a, mut from_b): (Vec<(Task, i64)>, Vec<(Task, i64)>) = (Vec::new(), Vec::new());
+        let mut from_a: Vec<(Task, i64)> = Vec::new();
+        let mut from_b: Vec<(Task, i64)> = Vec::new();
         let (mut tasks, mut current, mut costs) = (Vec::new(), Vec::new(), Vec::new());
         let mut moved = true;
         let mut round = 0;
