@@ -720,11 +720,22 @@ mod racks {
 
     /// Runs the group; returns each process's active tasks and the cross-rack input partitions.
     fn run_racks(members: &[JoinMember], strategy: RackAwareStrategy, md: &ClusterMetadata) -> (BTreeMap<ProcessId, Vec<TaskId>>, usize) {
+        run_racks_with(members, strategy, md, 0)
+    }
+
+    fn run_racks_with(
+        members: &[JoinMember],
+        strategy: RackAwareStrategy,
+        md: &ClusterMetadata,
+        standbys: i32,
+    ) -> (BTreeMap<ProcessId, Vec<TaskId>>, usize) {
         let topology = topology();
         let tasks = Tasks::build(&topology, md).unwrap();
         let offsets = end_offsets(&tasks, 0);
         let config = LeaderConfig {
-            assignment: AssignmentConfigs::default().with_rack_aware_assignment_strategy(strategy),
+            assignment: AssignmentConfigs::default()
+                .with_rack_aware_assignment_strategy(strategy)
+                .with_num_standby_replicas(standbys),
             assignor: AssignorKind::HighAvailability,
         };
         let input = LeaderInput {
@@ -801,5 +812,24 @@ mod racks {
         missing.racks.remove("text-lines");
         let (aware, _) = run_racks(&group(Some("r2")), RackAwareStrategy::MinTraffic, &missing);
         assert_eq!(aware, plain);
+    }
+
+    #[test]
+    fn with_standbys_the_changelog_racks_count_too() {
+        let topology = topology();
+        let tasks = Tasks::build(&topology, &metadata(PARTITIONS)).unwrap();
+        let md = metadata_with_racks(&tasks);
+        let members = group(Some("r2"));
+        let (plain, plain_cross) = run_racks_with(&members, RackAwareStrategy::None, &md, 1);
+        let (aware, cross) = run_racks_with(&members, RackAwareStrategy::MinTraffic, &md, 1);
+        assert!(plain_cross > 0 && cross == 0, "{plain:?} {aware:?}");
+        // A changelog partition without racks: Kafka checks changelogs only with standbys.
+        let changelog = tasks.changelog_partitions_for_task.values().flatten().next().unwrap().topic.to_string();
+        let mut partial = md.clone();
+        partial.racks.get_mut(&changelog).unwrap()[0] = vec![];
+        let (off, _) = run_racks_with(&members, RackAwareStrategy::MinTraffic, &partial, 1);
+        assert_eq!(off, plain);
+        let (on, cross) = run_racks_with(&members, RackAwareStrategy::MinTraffic, &partial, 0);
+        assert_eq!(cross, 0, "{on:?}");
     }
 }
