@@ -838,3 +838,159 @@ fn a_group_of_excluded_members_only() {
     assert_eq!(info.error_code, AssignorError::NONE);
     assert!(info.active_tasks.is_empty());
 }
+
+/// Rack-aware assignment (KIP-925) through the leader: members send `rackId` in the v3 envelope,
+/// the metadata gives every partition's replica racks.
+mod racks {
+    use super::*;
+    use kstreams_assignor::engine::RackAwareStrategy;
+
+    const PARTITIONS: i32 = 6;
+
+    /// Every source, repartition and changelog partition of the word count on one rack:
+    /// partition `p` of the `k`-th topic (in name order) on `r((p + k) mod 3)`.
+    fn metadata_with_racks(tasks: &Tasks) -> ClusterMetadata {
+        let topics: BTreeSet<String> = tasks
+            .partitions_for_task
+            .values()
+            .chain(tasks.changelog_partitions_for_task.values())
+            .flatten()
+            .map(|tp| tp.topic.to_string())
+            .collect();
+        assert_eq!(topics.len(), 3, "{topics:?}");
+        let mut md = metadata(PARTITIONS);
+        for (k, topic) in topics.iter().enumerate() {
+            md = md.with_racks(topic.clone(), (0..PARTITIONS as usize).map(|p| [format!("r{}", (p + k) % 3)]));
+        }
+        md
+    }
+
+    fn rack_member(id: &str, process: u128, rack: Option<&str>) -> JoinMember {
+        let info = v11(process, &format!("host-{process}:8080"));
+        let mut env = SubscriptionEnvelope::new(
+            vec!["text-lines".into(), "words-repartition".into()],
+            Some(info.encode().unwrap()),
+        );
+        if let Some(rack) = rack {
+            env = env.with_rack_id(rack);
+        }
+        JoinMember::new(id, env.encode().unwrap())
+    }
+
+    /// Runs the group; returns each process's active tasks and the cross-rack input partitions.
+    fn run_racks(members: &[JoinMember], strategy: RackAwareStrategy, md: &ClusterMetadata) -> (BTreeMap<ProcessId, Vec<TaskId>>, usize) {
+        run_racks_with(members, strategy, md, 0)
+    }
+
+    fn run_racks_with(
+        members: &[JoinMember],
+        strategy: RackAwareStrategy,
+        md: &ClusterMetadata,
+        standbys: i32,
+    ) -> (BTreeMap<ProcessId, Vec<TaskId>>, usize) {
+        let topology = topology();
+        let tasks = Tasks::build(&topology, md).unwrap();
+        let offsets = end_offsets(&tasks, 0);
+        let config = LeaderConfig {
+            assignment: AssignmentConfigs::default()
+                .with_rack_aware_assignment_strategy(strategy)
+                .with_num_standby_replicas(standbys),
+            assignor: AssignorKind::HighAvailability,
+        };
+        let input = LeaderInput {
+            members,
+            topology: &topology,
+            metadata: md,
+            end_offsets: &offsets,
+            leader_process_id: pid(1),
+            excluded_members: &[],
+            now_ms: NOW,
+            config: &config,
+            previous_rebalance: None,
+        };
+        let out = assign(&input).unwrap();
+        check(&Run { tasks: Tasks::build(&topology, md).unwrap(), out: out.clone() }, 11);
+        let rack_of = |p: ProcessId| format!("r{}", p.0.as_u128() - 1);
+        let assignment = out.report.assignment.unwrap();
+        let mut cross = 0;
+        let mut actives = BTreeMap::new();
+        for c in &assignment.clients {
+            for t in &c.active_tasks {
+                for tp in &tasks.partitions_for_task[t] {
+                    let racks = md.racks.get(&*tp.topic).and_then(|r| r.get(tp.partition as usize));
+                    cross += usize::from(!racks.is_some_and(|r| r.contains(&rack_of(c.process_id))));
+                }
+            }
+            actives.insert(c.process_id, c.active_tasks.clone());
+        }
+        (actives, cross)
+    }
+
+    fn group(rack_of_last: Option<&str>) -> Vec<JoinMember> {
+        vec![
+            rack_member("p1-t0", 1, Some("r0")),
+            rack_member("p1-t1", 1, Some("r0")),
+            rack_member("p2-t0", 2, Some("r1")),
+            rack_member("p2-t1", 2, Some("r1")),
+            rack_member("p3-t0", 3, Some("r2")),
+            rack_member("p3-t1", 3, rack_of_last),
+        ]
+    }
+
+    #[test]
+    fn rack_aware_assignment_lowers_cross_rack_traffic() {
+        let topology = topology();
+        let md = metadata_with_racks(&Tasks::build(&topology, &metadata(PARTITIONS)).unwrap());
+        let members = group(Some("r2"));
+        let (plain, plain_cross) = run_racks(&members, RackAwareStrategy::None, &md);
+        for strategy in [RackAwareStrategy::MinTraffic, RackAwareStrategy::BalanceSubtopology] {
+            let (aware, cross) = run_racks(&members, strategy, &md);
+            // 12 tasks, one input partition each; every partition has a replica on one rack, each
+            // rack has a client with capacity for 4 tasks: every task can read from its own rack.
+            assert_eq!(cross, 0, "{strategy:?}: {aware:?}");
+            assert!(plain_cross > 0, "{plain:?}");
+            assert_eq!(aware.values().map(Vec::len).collect::<Vec<_>>(), [4, 4, 4]);
+        }
+    }
+
+    #[test]
+    fn rack_awareness_needs_every_member_rack_and_every_partition_rack() {
+        let topology = topology();
+        let md = metadata_with_racks(&Tasks::build(&topology, &metadata(PARTITIONS)).unwrap());
+        let (plain, _) = run_racks(&group(Some("r2")), RackAwareStrategy::None, &md);
+        // One member of process 3 without a rack, or on another rack: Kafka's validateClientRack fails.
+        for last in [None, Some("r0")] {
+            let (aware, _) = run_racks(&group(last), RackAwareStrategy::MinTraffic, &md);
+            assert_eq!(aware, plain, "{last:?}");
+        }
+        // One input partition (of the repartition topic) without racks, or a topic without any:
+        // Kafka's canEnableRackAwareAssignor fails, the optimiser stays off.
+        let mut partial = md.clone();
+        partial.racks.get_mut("wc-words-repartition").expect("repartition topic")[3] = vec![];
+        let (aware, _) = run_racks(&group(Some("r2")), RackAwareStrategy::MinTraffic, &partial);
+        assert_eq!(aware, plain);
+        let mut missing = md.clone();
+        missing.racks.remove("text-lines");
+        let (aware, _) = run_racks(&group(Some("r2")), RackAwareStrategy::MinTraffic, &missing);
+        assert_eq!(aware, plain);
+    }
+
+    #[test]
+    fn with_standbys_the_changelog_racks_count_too() {
+        let topology = topology();
+        let tasks = Tasks::build(&topology, &metadata(PARTITIONS)).unwrap();
+        let md = metadata_with_racks(&tasks);
+        let members = group(Some("r2"));
+        let (plain, plain_cross) = run_racks_with(&members, RackAwareStrategy::None, &md, 1);
+        let (aware, cross) = run_racks_with(&members, RackAwareStrategy::MinTraffic, &md, 1);
+        assert!(plain_cross > 0 && cross == 0, "{plain:?} {aware:?}");
+        // A changelog partition without racks: Kafka checks changelogs only with standbys.
+        let changelog = tasks.changelog_partitions_for_task.values().flatten().next().unwrap().topic.to_string();
+        let mut partial = md.clone();
+        partial.racks.get_mut(&changelog).unwrap()[0] = vec![];
+        let (off, _) = run_racks_with(&members, RackAwareStrategy::MinTraffic, &partial, 1);
+        assert_eq!(off, plain);
+        let (on, cross) = run_racks_with(&members, RackAwareStrategy::MinTraffic, &partial, 0);
+        assert_eq!(cross, 0, "{on:?}");
+    }
+}

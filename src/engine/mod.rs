@@ -79,3 +79,4 @@ pub use legacy_sticky::LegacyStickyTaskAssignor;
 pub use optimized::{FIRST_PROBE_MS, MIN_PROBE_MS, OptimizedTaskAssignor};
 pub use order::{cmp_process_ids, cmp_task_ids};
 pub use output::{Assignment, ClientAssignment, Followup, Warmup};
+pub use rack_aware::{RackAwareError, RackAwareOutcome, RackAwareStep, TaskPlacement, optimize_rack_aware};

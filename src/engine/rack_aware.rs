@@ -32,10 +32,188 @@
 //! `balance_subtopology` network cannot carry every task (Kafka throws), the placement is kept.
 
 use super::config::RackAwareStrategy;
+use super::input::{AssignmentInput, InputError};
 use super::model::{Client, Model, Placement, Task};
 use crate::flow::{CostMatrix, Graph, reassign};
-use crate::wire::TaskId;
+use crate::wire::{ProcessId, TaskId};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Where each task runs: the placement [`optimize_rack_aware`] starts from and returns.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TaskPlacement {
+    /// Each task's active client.
+    pub active: BTreeMap<TaskId, ProcessId>,
+    /// Each task's standby clients.
+    #[serde(default)]
+    pub standby: BTreeMap<TaskId, BTreeSet<ProcessId>>,
+}
+
+/// What [`optimize_rack_aware`] returns: the optimised placement and Kafka's costs for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct RackAwareOutcome {
+    /// The placement afterwards.
+    pub placement: TaskPlacement,
+    /// The actives' total cost afterwards (what Kafka's `optimizeActiveTasks` returns), the sum
+    /// of the two below.
+    pub active_cost: i64,
+    /// `traffic_cost` × the active tasks' input partitions with no replica on their client's rack.
+    pub active_traffic_cost: i64,
+    /// `non_overlap_cost` × the active tasks that changed client.
+    pub active_non_overlap_cost: i64,
+    /// The standbys' cost afterwards (what Kafka's `optimizeStandbyTasks` returns):
+    /// `traffic_cost` × their changelog partitions with no replica on their client's rack.
+    pub standby_cost: i64,
+}
+
+/// Why [`optimize_rack_aware`] could not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RackAwareError {
+    /// The input is invalid.
+    #[error("invalid assignment input: {0}")]
+    Input(#[from] InputError),
+    /// Kafka's `canEnableRackAwareAssignor` is false: the strategy is `none`, a client has no
+    /// rack, or a task lacks partitions or partition racks.
+    #[error("rack-aware assignment is not enabled for this input")]
+    NotEnabled,
+    /// The placement names a task the input does not have.
+    #[error("the placement names unknown task {0}")]
+    UnknownTask(TaskId),
+    /// The placement names a client the input does not have.
+    #[error("the placement names unknown client {0}")]
+    UnknownClient(ProcessId),
+    /// The placement puts a task on a client twice (active and standby).
+    #[error("task {0} is placed on client {1} twice")]
+    Duplicate(TaskId, ProcessId),
+    /// [`RackAwareStep::ActiveTasks`] with standbys placed: Kafka optimises the actives first.
+    #[error("the active tasks are optimised before any standby is placed")]
+    StandbysBeforeActives,
+}
+
+/// Which of Kafka's two rack-aware optimisations [`optimize_rack_aware`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RackAwareStep {
+    /// `optimizeActiveTasks` over every placed active task. Kafka runs it before any standby is
+    /// placed, so the placement must have none.
+    ActiveTasks,
+    /// `optimizeStandbyTasks`: standby swaps between clients on different racks, the actives
+    /// staying where they are.
+    StandbyTasks,
+}
+
+/// One of Kafka's rack-aware optimisations on its own, as the high-availability assignor calls it:
+/// `optimizeActiveTasks` over every placed active task (in task order), or `optimizeStandbyTasks`
+/// with the configured standby assignor's swap rule.
+///
+/// The costs are the input's `rack.aware.assignment.traffic_cost` and `non_overlap_cost`, or the
+/// high-availability assignor's defaults (10 and 1). A task's cost on a client is described in
+/// the [module documentation](self); non-overlap counts against the given placement.
+///
+/// ```
+/// use kstreams_assignor::engine::{
+///     AssignmentConfigs, AssignmentInput, ClientInput, RackAwareStep, RackAwareStrategy, TaskPartitions,
+///     TaskPlacement, optimize_rack_aware,
+/// };
+/// use kstreams_assignor::wire::{ProcessId, TaskId};
+///
+/// let (a, b) = (ProcessId(uuid::Uuid::from_u128(1)), ProcessId(uuid::Uuid::from_u128(2)));
+/// let configs = AssignmentConfigs::default().with_rack_aware_assignment_strategy(RackAwareStrategy::MinTraffic);
+/// let (t0, t1) = (TaskId::new(0, 0), TaskId::new(0, 1));
+/// let input = AssignmentInput::new()
+///     .with_configs(configs)
+///     .with_client(ClientInput::new(a, 1).with_rack_id("east"))
+///     .with_client(ClientInput::new(b, 1).with_rack_id("west"))
+///     .with_stateful_tasks([(t0.clone(), 0), (t1.clone(), 0)])
+///     .with_task_partitions(t0.clone(), TaskPartitions::new([["west"]]))
+///     .with_task_partitions(t1.clone(), TaskPartitions::new([["east"]]));
+/// // Each task starts on the client whose rack lacks its partition: swapping saves traffic.
+/// let start = TaskPlacement { active: [(t0.clone(), a), (t1.clone(), b)].into(), ..Default::default() };
+/// let out = optimize_rack_aware(&input, &start, RackAwareStep::ActiveTasks)?;
+/// assert_eq!(out.placement.active, [(t0, b), (t1, a)].into());
+/// assert_eq!((out.active_traffic_cost, out.active_non_overlap_cost), (0, 2));
+/// # Ok::<(), kstreams_assignor::engine::RackAwareError>(())
+/// ```
+pub fn optimize_rack_aware(
+    input: &AssignmentInput,
+    placement: &TaskPlacement,
+    step: RackAwareStep,
+) -> Result<RackAwareOutcome, RackAwareError> {
+    if step == RackAwareStep::ActiveTasks && placement.standby.values().any(|s| !s.is_empty()) {
+        return Err(RackAwareError::StandbysBeforeActives);
+    }
+    let model = Model::new(input)?;
+    if input.configs.rack_aware_assignment_strategy == RackAwareStrategy::None {
+        return Err(RackAwareError::NotEnabled);
+    }
+    let mut racks = PartitionRacks::new(&model);
+    if !racks.can_enable() {
+        return Err(RackAwareError::NotEnabled);
+    }
+    let client_index: HashMap<ProcessId, Client> =
+        model.clients.iter().enumerate().map(|(i, c)| (c.process_id, i)).collect();
+    let client = |p: &ProcessId| client_index.get(p).copied().ok_or(RackAwareError::UnknownClient(*p));
+    let task = |t: &TaskId| model.task_index.get(t).copied().ok_or_else(|| RackAwareError::UnknownTask(t.clone()));
+    let mut p = Placement::new(&model);
+    let mut was = vec![usize::MAX; model.tasks.len()];
+    for (id, pid) in &placement.active {
+        let (t, c) = (task(id)?, client(pid)?);
+        p.assign_active(c, t);
+        was[t as usize] = c;
+    }
+    for (id, pids) in &placement.standby {
+        let t = task(id)?;
+        for pid in pids {
+            let c = client(pid)?;
+            if p.has_assigned_task(c, t) {
+                return Err(RackAwareError::Duplicate(id.clone(), *pid));
+            }
+            p.assign_standby(c, t);
+        }
+        if racks.changelog_miss[t as usize].is_none() {
+            // Kafka's `canEnable` would have checked the changelogs had standbys been configured.
+            return Err(RackAwareError::NotEnabled);
+        }
+    }
+    let configs = &input.configs;
+    let traffic = configs.rack_aware_assignment_traffic_cost.unwrap_or(super::high_availability::DEFAULT_TRAFFIC_COST);
+    let non_overlap =
+        configs.rack_aware_assignment_non_overlap_cost.unwrap_or(super::high_availability::DEFAULT_NON_OVERLAP_COST);
+    let mut active: Vec<Task> = (0..model.tasks.len() as Task).filter(|&t| was[t as usize] != usize::MAX).collect();
+    active.sort_unstable();
+    if step == RackAwareStep::ActiveTasks {
+        racks.optimize_active_tasks(&model, &active, &mut p, traffic, non_overlap);
+    } else {
+        let standbys = super::standby::for_configs(configs);
+        let allowed = |p: &Placement, s, d, t| standbys.is_allowed_standby_swap(&model, p, s, d, t);
+        racks.optimize_standby_tasks(&model, &mut p, traffic, non_overlap, &allowed);
+    }
+    let mut out = RackAwareOutcome {
+        placement: TaskPlacement::default(),
+        active_cost: 0,
+        active_traffic_cost: 0,
+        active_non_overlap_cost: 0,
+        standby_cost: 0,
+    };
+    for (c, client) in model.clients.iter().enumerate() {
+        for &t in &p.active[c] {
+            out.active_traffic_cost += i64::from(racks.cost(t, c, true, traffic, non_overlap, false));
+            if was[t as usize] != c {
+                out.active_non_overlap_cost += i64::from(non_overlap);
+            }
+            out.placement.active.insert(model.tasks[t as usize].clone(), client.process_id);
+        }
+        for &t in &p.standby[c] {
+            out.standby_cost += i64::from(racks.cost(t, c, true, traffic, non_overlap, true));
+            out.placement.standby.entry(model.tasks[t as usize].clone()).or_default().insert(client.process_id);
+        }
+    }
+    out.active_cost = out.active_traffic_cost + out.active_non_overlap_cost;
+    Ok(out)
+}
 
 /// A rack-aware optimiser the assignors call at Kafka's points.
 pub(crate) trait RackAwareOptimizer {
@@ -113,6 +291,21 @@ pub(crate) struct PartitionRacks {
     changelog_miss: Vec<Option<Vec<u32>>>,
     check_changelogs: bool,
     stateful: Vec<bool>,
+    /// Number of distinct client racks (the length of every `*_miss` entry).
+    racks: usize,
+}
+
+/// Kafka's `getCost` without the non-overlap term, tabulated: `traffic × misses` for every (task,
+/// client rack), for one kind of partition (input or changelog; 0 where the racks are unknown).
+struct TrafficTable {
+    racks: usize,
+    cost: Vec<i32>,
+}
+
+impl TrafficTable {
+    fn get(&self, t: Task, rack: usize) -> i32 {
+        self.cost[t as usize * self.racks + rack]
+    }
 }
 
 impl PartitionRacks {
@@ -152,7 +345,21 @@ impl PartitionRacks {
             changelog_miss,
             check_changelogs: model.input.configs.num_standby_replicas != 0,
             stateful: model.stateful.clone(),
+            racks: racks.len(),
         }
+    }
+
+    /// The [`TrafficTable`] of the input (`standby`: changelog) partitions for `traffic`.
+    fn traffic_table(&self, traffic: i32, standby: bool) -> TrafficTable {
+        let miss = if standby { &self.changelog_miss } else { &self.input_miss };
+        let mut cost = Vec::with_capacity(miss.len() * self.racks);
+        for m in miss {
+            match m {
+                Some(m) => cost.extend(m.iter().map(|&k| traffic.wrapping_mul(k as i32))),
+                None => cost.extend(std::iter::repeat_n(0, self.racks)),
+            }
+        }
+        TrafficTable { racks: self.racks, cost }
     }
 
     /// Kafka's `getCost`.
@@ -162,24 +369,6 @@ impl PartitionRacks {
         let misses = miss[t as usize].as_ref().expect("enabled")[rack];
         let cost = traffic.wrapping_mul(misses as i32);
         if current { cost } else { cost.wrapping_add(non_overlap) }
-    }
-
-    fn rack(&self, c: Client) -> usize {
-        self.client_rack.as_ref().expect("enabled")[c]
-    }
-
-    /// Re-places `tasks` (each on `current[i]` of `clients`) keeping every client's count, at least
-    /// cost; returns the new client of each task, or `None` if the solver fails.
-    fn min_traffic(
-        &self,
-        tasks: &[Task],
-        clients: &[Client],
-        current: &[usize],
-        cost: impl Fn(Task, Client, bool) -> i32,
-    ) -> Option<Vec<usize>> {
-        let costs =
-            CostMatrix::from_fn(tasks.len(), clients.len(), |i, j| cost(tasks[i], clients[j], current[i] == j)).ok()?;
-        reassign(&costs, current).ok().map(|a| a.clients)
     }
 
     /// Kafka's `BalanceSubtopologyGraphConstructor` solved to a min-cost max-flow.
@@ -270,11 +459,23 @@ impl RackAwareOptimizer for PartitionRacks {
         let Some(current) = tasks.iter().map(|t| owner.get(t).copied()).collect::<Option<Vec<_>>>() else {
             return; // Kafka throws for an unassigned task.
         };
-        let cost = |t, c, here| self.cost(t, c, here, traffic_cost, non_overlap_cost, false);
-        let clients: Vec<Client> = (0..n).collect();
         let next = match self.strategy {
-            RackAwareStrategy::BalanceSubtopology => self.balance_subtopology(model, tasks, &current, cost),
-            _ => self.min_traffic(tasks, &clients, &current, cost),
+            RackAwareStrategy::BalanceSubtopology => {
+                let cost = |t, c, here| self.cost(t, c, here, traffic_cost, non_overlap_cost, false);
+                self.balance_subtopology(model, tasks, &current, cost)
+            }
+            _ => {
+                let table = self.traffic_table(traffic_cost, false);
+                let rack = self.client_rack.as_deref().expect("enabled");
+                let mut costs = Vec::with_capacity(tasks.len() * n);
+                for (&t, &here) in tasks.iter().zip(&current) {
+                    let row = &table.cost[t as usize * table.racks..][..table.racks];
+                    costs.extend(rack.iter().map(|&r| row[r].wrapping_add(non_overlap_cost)));
+                    let k = costs.len() - n + here;
+                    costs[k] = row[rack[here]];
+                }
+                CostMatrix::new(tasks.len(), n, costs).ok().and_then(|m| reassign(&m, &current).ok()).map(|a| a.clients)
+            }
         };
         let Some(next) = next else { return };
         for (i, &t) in tasks.iter().enumerate() {
@@ -298,9 +499,16 @@ impl RackAwareOptimizer for PartitionRacks {
         allowed: &dyn Fn(&Placement, Client, Client, Task) -> bool,
     ) {
         let n = model.num_clients();
-        let movable = |p: &Placement, s: Client, d: Client| -> Vec<Task> {
-            p.standby[s].iter().copied().filter(|&t| !p.has_assigned_task(d, t) && allowed(p, s, d, t)).collect()
-        };
+        let rack = self.client_rack.clone().expect("enabled");
+        let table = self.traffic_table(traffic_cost, true);
+        let mut held = Holdings::new(placement, model.tasks.len());
+        // Each client's standbys in task order (`placement.standby` as vectors, kept in step).
+        let mut standbys: Vec<Vec<Task>> = placement.standby.iter().map(|s| s.iter().copied().collect()).collect();
+        // Scratch reused by every pair: each side's movable tasks with what moving one across
+        // changes the cost, the merged tasks, their side and the cost matrix.
+        let mut from_a: Vec<(Task, i64)> = Vec::new();
+        let mut from_b: Vec<(Task, i64)> = Vec::new();
+        let (mut tasks, mut current, mut costs) = (Vec::new(), Vec::new(), Vec::new());
         let mut moved = true;
         let mut round = 0;
         while moved && round < STANDBY_ROUNDS {
@@ -308,31 +516,99 @@ impl RackAwareOptimizer for PartitionRacks {
             round += 1;
             for a in 0..n {
                 for b in a + 1..n {
-                    if self.rack(a) == self.rack(b) {
+                    if rack[a] == rack[b] {
                         continue;
                     }
-                    let from_a = movable(placement, a, b);
-                    let from_b = movable(placement, b, a);
-                    if from_a.is_empty() || from_b.is_empty() {
+                    let movable = |s: Client, d: Client, out: &mut Vec<(Task, i64)>| -> i64 {
+                        out.clear();
+                        let mut least = i64::MAX;
+                        for &t in &standbys[s] {
+                            if !held.holds(d, t) && allowed(placement, s, d, t) {
+                                let here = table.get(t, rack[s]);
+                                let there = table.get(t, rack[d]).wrapping_add(non_overlap_cost);
+                                let delta = i64::from(there) - i64::from(here);
+                                least = least.min(delta);
+                                out.push((t, delta));
+                            }
+                        }
+                        least
+                    };
+                    let least_a = movable(a, b, &mut from_a);
+                    if from_a.is_empty() {
                         continue;
                     }
-                    let mut tasks: Vec<(Task, usize)> =
-                        from_a.iter().map(|&t| (t, 0)).chain(from_b.iter().map(|&t| (t, 1))).collect();
-                    tasks.sort_unstable();
-                    let (tasks, current): (Vec<Task>, Vec<usize>) = tasks.into_iter().unzip();
+                    let least_b = movable(b, a, &mut from_b);
+                    // The cheapest exchange of one task each way: if even it costs more than it
+                    // saves, keeping every task where it is is the only optimum, which is what the
+                    // solver would return.
+                    if from_b.is_empty() || least_a + least_b > 0 {
+                        continue;
+                    }
+                    // Both lists are in task order and disjoint: merge them.
+                    tasks.clear();
+                    current.clear();
+                    costs.clear();
                     let pair = [a, b];
-                    let cost = |t, c, here| self.cost(t, c, here, traffic_cost, non_overlap_cost, true);
-                    let Some(next) = self.min_traffic(&tasks, &pair, &current, cost) else { continue };
-                    for (i, &t) in tasks.iter().enumerate() {
-                        if next[i] != current[i] {
-                            placement.unassign_standby(pair[current[i]], t);
-                            placement.assign_standby(pair[next[i]], t);
+                    let (mut i, mut j) = (0, 0);
+                    while i < from_a.len() || j < from_b.len() {
+                        let side = usize::from(!(j == from_b.len() || (i < from_a.len() && from_a[i].0 < from_b[j].0)));
+                        let t = if side == 0 { (from_a[i].0, i += 1).0 } else { (from_b[j].0, j += 1).0 };
+                        tasks.push(t);
+                        current.push(side);
+                        let [here, there] = [pair[side], pair[1 - side]].map(|c| table.get(t, rack[c]));
+                        let there = there.wrapping_add(non_overlap_cost);
+                        costs.extend_from_slice(&if side == 0 { [here, there] } else { [there, here] });
+                    }
+                    let Ok(matrix) = CostMatrix::new(tasks.len(), 2, costs.clone()) else { continue };
+                    let Ok(next) = reassign(&matrix, &current).map(|a| a.clients) else { continue };
+                    for (k, &t) in tasks.iter().enumerate() {
+                        if next[k] != current[k] {
+                            let (from, to) = (pair[current[k]], pair[next[k]]);
+                            placement.unassign_standby(from, t);
+                            placement.assign_standby(to, t);
+                            held.moved(from, to, t);
+                            if let Ok(at) = standbys[from].binary_search(&t) {
+                                standbys[from].remove(at);
+                            }
+                            if let Err(at) = standbys[to].binary_search(&t) {
+                                standbys[to].insert(at, t);
+                            }
                             moved = true;
                         }
                     }
                 }
             }
         }
+    }
+}
+
+/// Which tasks (active or standby) each client holds, as one bit per (client, task): Kafka's
+/// `hasAssignedTask` without a tree search, kept in step with the placement by
+/// [`optimize_standby_tasks`](RackAwareOptimizer::optimize_standby_tasks).
+struct Holdings {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl Holdings {
+    fn new(placement: &Placement, tasks: usize) -> Self {
+        let words = tasks.div_ceil(64);
+        let mut held = Self { words, bits: vec![0; words * placement.active.len()] };
+        for (c, (active, standby)) in placement.active.iter().zip(&placement.standby).enumerate() {
+            for &t in active.iter().chain(standby) {
+                held.bits[c * words + t as usize / 64] |= 1 << (t % 64);
+            }
+        }
+        held
+    }
+
+    fn holds(&self, c: Client, t: Task) -> bool {
+        self.bits[c * self.words + t as usize / 64] & (1 << (t % 64)) != 0
+    }
+
+    fn moved(&mut self, from: Client, to: Client, t: Task) {
+        self.bits[from * self.words + t as usize / 64] &= !(1 << (t % 64));
+        self.bits[to * self.words + t as usize / 64] |= 1 << (t % 64);
     }
 }
 

@@ -4,9 +4,11 @@
 //! 1. Every subscription is decoded. A member whose `SubscriptionInfo` version is newer than
 //!    [`LATEST_SUPPORTED_VERSION`] joins one synthetic client, [`FUTURE_PROCESS_ID`], as in Kafka
 //!    (which uses a random id there). Other members are grouped by process id: the first member of
-//!    a process gives the client its endpoint, client tags and rack; each member adds one to the
+//!    a process gives the client its endpoint and client tags; each member adds one to the
 //!    capacity, its owned partitions and its task offset sums (merged per client, later members
-//!    overriding). The minimum used version and minimum latest-supported version are tracked.
+//!    overriding). The client has a rack only if every member of the process sent the same
+//!    `rackId` (Kafka's `validateClientRack`; otherwise rack-aware assignment stays off). The
+//!    minimum used version and minimum latest-supported version are tracked.
 //! 2. Error assignments (see [`AssignmentReport::error`]): any subscription with error code
 //!    `SHUTDOWN_REQUESTED`; missing source topics (`INCOMPLETE_SOURCE_TOPIC_METADATA`); repartition
 //!    topic counts that cannot be derived, a member from the future next to a v1/v2 member, or a
@@ -16,6 +18,12 @@
 //! 3. [`Tasks::build`] gives the tasks; each stateful task's changelog end-offset sum comes from
 //!    the end offsets given (all unknown, `-3`, when they are unavailable; the engine then falls
 //!    back as Kafka does). Previous active tasks come from owned partitions, then from offset sums.
+//!    Unless `rack.aware.assignment.strategy` is `none`, every task's partitions go to the engine
+//!    with their replica racks from the metadata ([`TaskPartitions`]): the task's source
+//!    partitions (input and repartition topics, Kafka's `partitionsForTask`) and its changelog
+//!    partitions (`ChangelogTopics.changelogPartionsForTask`, source-topic changelogs included).
+//!    A partition whose racks are not in the metadata, or with a replica whose rack is empty, has
+//!    unknown racks, and Kafka's `canEnableRackAwareAssignor` (the engine's check) then fails.
 //! 4. [`engine::assign`] decides the tasks of each client; [`assign_tasks_to_threads`] and
 //!    [`build_member_assignments`] split them over consumers.
 //! 5. Host maps (only when the minimum used version is ≥ 2, for clients with an endpoint) hold the
@@ -33,7 +41,7 @@
 //!
 //! Members are taken in the order given. Kafka takes them in the iteration order of its
 //! `HashMap` of subscriptions; the order only matters when members of one process disagree (the
-//! first one gives the endpoint, tags and rack; a later one's offset sum for a task replaces an
+//! first one gives the endpoint and tags; a later one's offset sum for a task replaces an
 //! earlier one's). Two clients with the same endpoint: the one with the greater process id keeps
 //! the host map entry.
 //!
@@ -48,7 +56,10 @@ use super::threads::{
     ClientHistory, ClientTasks, MemberAssignment, ThreadError, assign_tasks_to_threads, build_member_assignments,
 };
 use super::topology::Topology;
-use crate::engine::{self, AssignError, Assignment, AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput, PreviousRebalance};
+use crate::engine::{
+    self, AssignError, Assignment, AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput, PreviousRebalance,
+    RackAwareStrategy, TaskPartitions,
+};
 use crate::wire::{
     AssignmentEnvelope, AssignmentInfo, AssignorError, DecodeError, EARLIEST_PROBEABLE_VERSION, EncodeError, EndpointError,
     HostInfo, LATEST_SUPPORTED_VERSION, NextRebalance, PartitionsByHost, ProcessId, SubscriptionEnvelope, SubscriptionInfo,
@@ -246,12 +257,41 @@ pub struct AssignmentReport {
 struct Client {
     endpoint: Option<HostInfo>,
     tags: BTreeMap<String, String>,
+    /// The rack every member so far sent (`None` once one sent none or another one).
     rack: Option<String>,
     consumers: Vec<String>,
     /// Owned partition → consumer (a later owner replaces an earlier one).
     owned: BTreeMap<TopicPartition, String>,
     offset_sums: BTreeMap<TaskId, i64>,
     consumer_tasks: BTreeMap<String, BTreeSet<TaskId>>,
+}
+
+/// Every task's source and changelog partitions with their replica racks, for the rack-aware
+/// optimiser; a partition with unknown racks gets an empty set, which keeps the optimiser off.
+fn task_partitions(tasks: &Tasks, metadata: &ClusterMetadata) -> BTreeMap<TaskId, TaskPartitions> {
+    let racks = |parts: Option<&Vec<TopicPartition>>| -> Vec<BTreeSet<String>> {
+        parts
+            .into_iter()
+            .flatten()
+            .map(|tp| {
+                let replicas = usize::try_from(tp.partition)
+                    .ok()
+                    .and_then(|p| metadata.racks.get(&*tp.topic)?.get(p))
+                    .filter(|replicas| !replicas.is_empty() && replicas.iter().all(|r| !r.is_empty()));
+                replicas.map(|r| r.iter().cloned().collect()).unwrap_or_default()
+            })
+            .collect()
+    };
+    tasks
+        .partitions_for_task
+        .iter()
+        .map(|(task, inputs)| {
+            let mut partitions = TaskPartitions::new(Vec::<Vec<String>>::new());
+            partitions.input = racks(Some(inputs));
+            partitions.changelog = racks(tasks.changelog_partitions_for_task.get(task));
+            (task.clone(), partitions)
+        })
+        .collect()
 }
 
 /// Runs the leader's assignment (see the [module docs](self)).
@@ -349,6 +389,9 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
                 })
             }
         };
+        if !client.consumers.is_empty() && client.rack.as_deref() != envelope.rack() {
+            client.rack = None;
+        }
         client.consumers.push(id.clone());
         let owned = envelope.owned_partitions_list();
         for p in owned {
@@ -424,6 +467,9 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
     engine_input.stateful_tasks = stateful.clone();
     engine_input.stateless_tasks = tasks.stateless_tasks().cloned().collect();
     engine_input.changelog_end_offset_sums = end_sums;
+    if input.config.assignment.rack_aware_assignment_strategy != RackAwareStrategy::None {
+        engine_input.task_partitions = task_partitions(&tasks, input.metadata);
+    }
     let mut previous_standby: BTreeMap<ProcessId, BTreeSet<TaskId>> = BTreeMap::new();
     for (pid, client) in &clients {
         let owned_active: BTreeSet<TaskId> = client.owned.keys().filter_map(|p| task_for_partition.get(p).cloned()).collect();
