@@ -372,6 +372,16 @@ impl PartitionRacks {
     }
 
     /// Kafka's `BalanceSubtopologyGraphConstructor` solved to a min-cost max-flow.
+    ///
+    /// Kafka's network has an edge from every task to every (sub-topology, client) node. Tasks of
+    /// one sub-topology whose input partitions miss the same racks cost the same on every client
+    /// they move to, so the network solved here gives each task one edge to stay where it is and
+    /// one to a node shared by its class, from which the class's edges fan out to the clients:
+    /// about `2 × tasks + classes × clients` edges instead of `tasks × clients`. Every placement
+    /// of Kafka's network costs the same here and back, so the least cost is Kafka's (a task of a
+    /// class is never routed back to its own client through the class node at a lower cost, as
+    /// moving never costs less than staying; where that could happen — a negative
+    /// `non_overlap_cost`, or costs that wrap — Kafka's network is built as it is).
     fn balance_subtopology(
         &self,
         model: &Model<'_>,
@@ -390,22 +400,61 @@ impl PartitionRacks {
         for &c in current {
             original[c] += 1;
         }
+        // Classes: (group, the racks the task's inputs miss), in first-seen order.
+        let mut class_of = vec![0usize; t_len];
+        let mut classes: Vec<(usize, usize)> = Vec::new(); // (group, representative task index)
+        {
+            let mut index: HashMap<(usize, &[u32]), usize> = HashMap::new();
+            for (g, members) in groups.values().enumerate() {
+                for &i in members {
+                    let key = self.input_miss[tasks[i] as usize].as_deref().unwrap_or(&[]);
+                    let next = classes.len();
+                    let k = *index.entry((g, key)).or_insert(next);
+                    if k == next {
+                        classes.push((g, i));
+                    }
+                    class_of[i] = k;
+                }
+            }
+        }
+        let aggregate = classes.iter().all(|&(_, i)| (0..n).all(|c| cost(tasks[i], c, false) >= cost(tasks[i], c, true)));
         let g_len = groups.len();
-        let stage1 = |g: usize, c: usize| t_len + g * n + c;
-        let stage2 = |c: usize| t_len + g_len * n + c;
-        let source = t_len + g_len * n + n;
+        let k_len = if aggregate { classes.len() } else { 0 };
+        let class_node = |k: usize| t_len + k;
+        let stage1 = |g: usize, c: usize| t_len + k_len + g * n + c;
+        let stage2 = |c: usize| t_len + k_len + g_len * n + c;
+        let source = t_len + k_len + g_len * n + n;
         let sink = source + 1;
         let mut graph = Graph::new(sink + 1);
         let mut task_edges = vec![Vec::new(); t_len];
+        let mut class_edges = vec![Vec::new(); k_len];
+        let mut stay_edges = Vec::with_capacity(if aggregate { t_len } else { 0 });
+        let mut class_size = vec![0i64; k_len];
         for (g, members) in groups.values().enumerate() {
-            for (c, &count) in original.iter().enumerate() {
+            if aggregate {
                 for &i in members {
-                    let e = graph.add_edge(i, stage1(g, c), 1, i64::from(cost(tasks[i], c, current[i] == c))).ok()?;
-                    task_edges[i].push((c, e));
+                    let stay = graph.add_edge(i, stage1(g, current[i]), 1, i64::from(cost(tasks[i], current[i], true))).ok()?;
+                    let moving = graph.add_edge(i, class_node(class_of[i]), 1, 0).ok()?;
+                    stay_edges.push((i, stay, moving));
+                    class_size[class_of[i]] += 1;
+                }
+            }
+            for (c, &count) in original.iter().enumerate() {
+                if !aggregate {
+                    for &i in members {
+                        let e = graph.add_edge(i, stage1(g, c), 1, i64::from(cost(tasks[i], c, current[i] == c))).ok()?;
+                        task_edges[i].push((c, e));
+                    }
                 }
                 let capacity =
                     if count > 0 { (count as f64 / t_len as f64 * members.len() as f64).ceil() as i64 } else { 0 };
                 graph.add_edge(stage1(g, c), stage2(c), capacity, 0).ok()?;
+            }
+        }
+        for (k, &(g, rep)) in classes.iter().enumerate().take(k_len) {
+            for c in 0..n {
+                let e = graph.add_edge(class_node(k), stage1(g, c), class_size[k], i64::from(cost(tasks[rep], c, false))).ok()?;
+                class_edges[k].push((c, e));
             }
         }
         for i in 0..t_len {
@@ -419,10 +468,33 @@ impl PartitionRacks {
             // Kafka throws here; the placement is kept.
             return None;
         }
-        task_edges
-            .iter()
-            .map(|edges| edges.iter().find(|&&(_, e)| graph.flow(e) == 1).map(|&(c, _)| c))
-            .collect::<Option<Vec<_>>>()
+        if !aggregate {
+            return task_edges
+                .iter()
+                .map(|edges| edges.iter().find(|&&(_, e)| graph.flow(e) == 1).map(|&(c, _)| c))
+                .collect::<Option<Vec<_>>>();
+        }
+        // Tasks that moved take their class's destinations in task order and client order.
+        let mut next: Vec<Option<usize>> = vec![None; t_len];
+        let mut movers: Vec<Vec<usize>> = vec![Vec::new(); k_len];
+        let mut by_task = stay_edges;
+        by_task.sort_unstable_by_key(|&(i, _, _)| i);
+        for (i, stay, moving) in by_task {
+            if graph.flow(stay) == 1 {
+                next[i] = Some(current[i]);
+            } else if graph.flow(moving) == 1 {
+                movers[class_of[i]].push(i);
+            }
+        }
+        for (k, edges) in class_edges.iter().enumerate() {
+            let mut tasks_left = movers[k].iter();
+            for &(c, e) in edges {
+                for _ in 0..graph.flow(e) {
+                    next[*tasks_left.next()?] = Some(c);
+                }
+            }
+        }
+        next.into_iter().collect()
     }
 }
 
