@@ -2,6 +2,12 @@
 //! `java.util.HashSet`/`HashMap` filled without removals, and the array of a
 //! `java.util.PriorityQueue<TaskId>`.
 //!
+//! What a member is sent also holds Java hash orders: `AssignmentInfo` writes the standby task map,
+//! the host maps, their partition sets and the v5+ topic dictionary in the iteration order of the
+//! `HashMap`s and `HashSet`s the leader built them in. [`java_partitions_for_task`],
+//! [`java_host_maps`], [`java_standby_tasks`] and [`java_host_maps_form`] rebuild those collections
+//! as Java does, with the engine's full `HashMap` replay (tree bins included).
+//!
 //! Kafka's repartition fixpoint walks a `HashSet<TopicsInfo>` and `HashMap<String, _>`s;
 //! `assignTasksToThreads` builds its queue of unassigned tasks from a `HashSet<TaskId>` and hands
 //! out the last tasks by iterating the queue's array. (The engine replays `HashMap` orders in
@@ -9,9 +15,177 @@
 //! filled without removals.)
 
 use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
 
+use super::tasks::Tasks;
+use super::topology::Topology;
 use crate::engine::cmp_task_ids;
-use crate::wire::TaskId;
+use crate::engine::java_hash::{JavaHashMap, JavaHashSet};
+use crate::wire::assignment_info::{HostPartitions, IndexedHostPartitions, StandbyTask, WirePartition};
+use crate::wire::{HostInfo, HostMaps, JavaString, TaskId, TopicPartition};
+
+/// A host map in Java's iteration order: each host with its partitions in its set's order.
+pub(crate) type OrderedHostMap = Vec<(HostInfo, Vec<TopicPartition>)>;
+
+/// The source topics of sub-topology `id` in the iteration order of `TopicsInfo.sourceTopics`, a
+/// `new HashSet<String>()` filled in the topology's order of source topics.
+fn source_topic_order(topology: &Topology, id: i32) -> Vec<String> {
+    let mut set = JavaHashSet::new();
+    for topic in topology.subtopology(id).into_iter().flat_map(|s| &s.source_topics) {
+        set.add(topology.topic_name(topic));
+    }
+    set.keys().cloned().collect()
+}
+
+/// Every task's input partitions in the iteration order of Kafka's `partitionsForTask` set
+/// (`PartitionGrouper.partitionGroups`: a `new HashSet<>(sourceTopics.size())` filled by walking
+/// the sub-topology's source topics).
+///
+/// The source-topic set is filled in the topology's order of source topics, which is Kafka's
+/// order when the topics are listed as its source nodes add them; two source topics of one
+/// sub-topology that share a bucket of that set are the only case where Java's order can differ.
+pub(crate) fn java_partitions_for_task(topology: &Topology, tasks: &Tasks) -> BTreeMap<TaskId, Vec<TopicPartition>> {
+    let mut topic_orders: BTreeMap<i32, Vec<String>> = BTreeMap::new();
+    tasks
+        .partitions_for_task
+        .iter()
+        .map(|(task, parts)| {
+            let topics = topic_orders.entry(task.subtopology).or_insert_with(|| source_topic_order(topology, task.subtopology));
+            let mut set = JavaHashSet::with_capacity(topics.len());
+            for topic in topics.iter() {
+                if let Some(tp) = parts.iter().find(|tp| *tp.topic == **topic) {
+                    set.add(tp.clone());
+                }
+            }
+            // Partitions of topics the topology does not list (none when the tasks were built
+            // from it) go last.
+            for tp in parts {
+                if !set.contains_key(tp) {
+                    set.add(tp.clone());
+                }
+            }
+            (task.clone(), set.keys().cloned().collect())
+        })
+        .collect()
+}
+
+/// `partitionsByHost` and `standbyPartitionsByHost` as `populatePartitionsByHostMaps` builds them:
+/// clients in `clientMetadataMap` order (`clients`, see [`java_client_order`]), each client with
+/// an endpoint putting a `new HashSet<TopicPartition>()` filled from its active (standby) tasks,
+/// ascending (a `TreeSet`), into a `new HashMap<HostInfo, _>()`. A second client with the same
+/// endpoint replaces the first one's sets and keeps its position.
+pub(crate) fn java_host_maps<'a>(
+    clients: impl IntoIterator<Item = (&'a HostInfo, &'a [TaskId], &'a [TaskId])>,
+    partitions_for_task: &BTreeMap<TaskId, Vec<TopicPartition>>,
+) -> (OrderedHostMap, OrderedHostMap) {
+    let set_of = |tasks: &[TaskId]| -> Vec<TopicPartition> {
+        let mut sorted = tasks.to_vec();
+        sorted.sort_by(cmp_task_ids);
+        let mut set = JavaHashSet::new();
+        for tp in sorted.iter().flat_map(|t| partitions_for_task.get(t).into_iter().flatten()) {
+            set.add(tp.clone());
+        }
+        set.keys().cloned().collect()
+    };
+    let mut active = JavaHashMap::new();
+    let mut standby = JavaHashMap::new();
+    for (host, active_tasks, standby_tasks) in clients {
+        active.insert(host.clone(), set_of(active_tasks));
+        standby.insert(host.clone(), set_of(standby_tasks));
+    }
+    let ordered = |map: JavaHashMap<HostInfo, Vec<TopicPartition>>| map.iter().map(|(h, p)| (h.clone(), p.clone())).collect();
+    (ordered(active), ordered(standby))
+}
+
+/// The order of `clientMetadataMap`, a `new HashMap<ProcessId, _>()` into which each process is
+/// put when its first member comes up in the iteration of the subscriptions, a
+/// `new HashMap<String, Subscription>()` filled in JoinGroup order (`ConsumerCoordinator`).
+/// `members` are the JoinGroup members in order, with their client (`None`: not a client).
+pub(crate) fn java_client_order<P>(members: &[(String, Option<P>)]) -> Vec<P>
+where
+    P: crate::engine::java_hash::JavaHashCode + crate::engine::java_hash::JavaComparable + Eq + Clone,
+{
+    let mut subscriptions = JavaHashMap::new();
+    for (i, (id, _)) in members.iter().enumerate() {
+        subscriptions.insert(id.clone(), i);
+    }
+    let mut clients = JavaHashSet::new();
+    for (_, &i) in subscriptions.iter() {
+        if let Some(p) = &members[i].1 {
+            if !clients.contains_key(p) {
+                clients.add(p.clone());
+            }
+        }
+    }
+    clients.keys().cloned().collect()
+}
+
+/// A member's standby task map as `buildStandbyTaskMap` fills its `new HashMap<TaskId, _>()`:
+/// the thread split's standby tasks in their order, then the held-back active tasks kept as
+/// standbys, ascending; each with its `partitionsForTask` set.
+pub(crate) fn java_standby_tasks<'a>(
+    standby_order: impl IntoIterator<Item = &'a TaskId>,
+    standby: &BTreeMap<TaskId, Vec<TopicPartition>>,
+    partitions_for_task: &BTreeMap<TaskId, Vec<TopicPartition>>,
+) -> Vec<StandbyTask> {
+    let mut map = JavaHashMap::new();
+    let given: Vec<&TaskId> = standby_order.into_iter().filter(|t| standby.contains_key(*t)).collect();
+    let seen: BTreeSet<&TaskId> = given.iter().copied().collect();
+    let mut rest: Vec<&TaskId> = standby.keys().filter(|t| !seen.contains(t)).collect();
+    rest.sort_by(|a, b| cmp_task_ids(a, b));
+    for task in given.into_iter().chain(rest) {
+        let parts = partitions_for_task.get(task).unwrap_or(&standby[task]);
+        map.insert(task.clone(), parts.clone());
+    }
+    map.iter()
+        .map(|(task, parts)| StandbyTask { task: task.clone(), partitions: parts.iter().map(WirePartition::from).collect() })
+        .collect()
+}
+
+/// The host maps as `AssignmentInfo.encode` writes them at `version`: inline topic names at
+/// v2–4; from v5 a topic dictionary built while walking every host's set (active hosts, then,
+/// from v6, standby hosts) into a `HashSet` (`Collectors.toSet()`), numbered in that set's order
+/// and written in the order of its `HashMap<String, Integer>`.
+pub(crate) fn java_host_maps_form(version: i32, active: &OrderedHostMap, standby: &OrderedHostMap) -> HostMaps {
+    if version < 5 {
+        return HostMaps::Plain(
+            active
+                .iter()
+                .map(|(h, parts)| HostPartitions {
+                    host: JavaString::new(&h.host),
+                    port: h.port,
+                    partitions: parts.iter().map(WirePartition::from).collect(),
+                })
+                .collect(),
+        );
+    }
+    let standby: &[(HostInfo, Vec<TopicPartition>)] = if version >= 6 { standby } else { &[] };
+    let mut all = JavaHashSet::new();
+    for tp in active.iter().chain(standby).flat_map(|(_, parts)| parts) {
+        all.add(tp.clone());
+    }
+    let mut dictionary: JavaHashMap<String, i32> = JavaHashMap::new();
+    for tp in all.keys() {
+        if !dictionary.contains_key(&*tp.topic) {
+            let next = dictionary.len() as i32;
+            dictionary.insert(tp.topic.to_string(), next);
+        }
+    }
+    let indexed = |map: &[(HostInfo, Vec<TopicPartition>)]| -> Vec<IndexedHostPartitions> {
+        map.iter()
+            .map(|(h, parts)| IndexedHostPartitions {
+                host: JavaString::new(&h.host),
+                port: h.port,
+                partitions: parts.iter().map(|tp| (dictionary.get(&*tp.topic).copied().unwrap_or(-1), tp.partition)).collect(),
+            })
+            .collect()
+    };
+    HostMaps::Dictionary {
+        topics: dictionary.iter().map(|(topic, i)| (*i, JavaString::new(topic))).collect(),
+        active: indexed(active),
+        standby: indexed(standby),
+    }
+}
 
 /// `String.hashCode()`: over UTF-16 code units, `h = 31·h + c`, wrapping.
 pub(crate) fn string_hash(s: &str) -> i32 {
