@@ -351,6 +351,7 @@ impl TaskQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::ProcessId;
 
     fn t(s: i32, p: i32) -> TaskId {
         TaskId::new(s, p)
@@ -377,6 +378,138 @@ mod tests {
         // Buckets of 16: 0_0 → 29791 & 15 = 15, 0_1 → 29822 & 15 = 14, 1_0 → 30752 & 15 = 0.
         let order = hash_set_order([t(0, 0), t(0, 1), t(1, 0)], task_hash);
         assert_eq!(order, [t(1, 0), t(0, 1), t(0, 0)]);
+    }
+
+    fn tp(topic: &str, p: i32) -> TopicPartition {
+        TopicPartition::new(topic, p)
+    }
+
+    fn names(parts: &[TopicPartition]) -> Vec<String> {
+        parts
+            .iter()
+            .map(|tp| format!("{}-{}", tp.topic, tp.partition))
+            .collect()
+    }
+
+    // The expected orders below were printed by JDK 17 with kafka-clients/kafka-streams 4.4.0's
+    // TopicPartition and HostInfo.
+
+    #[test]
+    fn host_sets_and_dictionary_follow_java() {
+        use crate::engine::java_hash::JavaHashCode;
+        assert_eq!(tp("text-lines", 3).java_hash_code(), 756_307_581);
+        assert_eq!(
+            HostInfo::new("host-1", 8080).java_hash_code(),
+            1_098_651_588
+        );
+        // 40 partitions added task by task: the set resizes twice on the way.
+        let partitions: BTreeMap<TaskId, Vec<TopicPartition>> = (0..20)
+            .map(|p| {
+                (
+                    TaskId::new(0, p),
+                    vec![tp("wc-words-repartition", p), tp("text-lines", p)],
+                )
+            })
+            .collect();
+        let host = HostInfo::new("h", 1);
+        let tasks: Vec<TaskId> = partitions.keys().cloned().collect();
+        let (active, standby) = java_host_maps([(&host, &tasks[..], &[][..])], &partitions);
+        let want = "text-lines-12,wc-words-repartition-2,text-lines-10,wc-words-repartition-0,text-lines-16,text-lines-14,\
+                    text-lines-4,text-lines-2,text-lines-8,text-lines-6,wc-words-repartition-18,wc-words-repartition-16,\
+                    wc-words-repartition-14,wc-words-repartition-12,wc-words-repartition-10,text-lines-18,\
+                    wc-words-repartition-8,wc-words-repartition-6,wc-words-repartition-4,wc-words-repartition-3,\
+                    text-lines-11,wc-words-repartition-1,text-lines-9,text-lines-15,text-lines-13,text-lines-3,\
+                    text-lines-1,text-lines-7,text-lines-5,wc-words-repartition-19,wc-words-repartition-17,\
+                    text-lines-0,wc-words-repartition-15,wc-words-repartition-13,wc-words-repartition-11,\
+                    text-lines-19,wc-words-repartition-9,text-lines-17,wc-words-repartition-7,wc-words-repartition-5";
+        assert_eq!(names(&active[0].1), want.split(',').collect::<Vec<_>>());
+        assert_eq!((standby.len(), standby[0].1.len()), (1, 0));
+        // The dictionary numbers topics by first appearance in that set and is written in the
+        // order of its HashMap: {wc-words-repartition=1, text-lines=0}.
+        let HostMaps::Dictionary { topics, .. } = java_host_maps_form(11, &active, &standby) else {
+            panic!()
+        };
+        let topics: Vec<(i32, String)> = topics
+            .iter()
+            .map(|(i, t)| (*i, t.to_string_lossy().into_owned()))
+            .collect();
+        assert_eq!(
+            topics,
+            [
+                (1, "wc-words-repartition".to_string()),
+                (0, "text-lines".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_task_set_of_three_source_topics_follows_java() {
+        let topic = "app-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000017-topic";
+        let topology = Topology::new("app").with_subtopology(
+            crate::leader::Subtopology::new(0).with_source_topics(["orders", "customers", topic]),
+        );
+        let metadata = crate::leader::ClusterMetadata::new()
+            .with_topic("orders", 6)
+            .with_topic("customers", 6)
+            .with_topic(topic, 6);
+        let tasks = Tasks::build(&topology, &metadata).unwrap();
+        let parts = java_partitions_for_task(&topology, &tasks);
+        assert_eq!(
+            names(&parts[&TaskId::new(0, 5)]),
+            [
+                format!("{topic}-5"),
+                "orders-5".into(),
+                "customers-5".into()
+            ]
+        );
+    }
+
+    #[test]
+    fn hosts_keep_their_first_position_and_last_sets() {
+        let hosts: Vec<HostInfo> = (1..=6)
+            .map(|h| HostInfo::new(format!("host-{h}"), 8080))
+            .chain([HostInfo::new("host-2", 8080)])
+            .collect();
+        let partitions: BTreeMap<TaskId, Vec<TopicPartition>> = (1..=7)
+            .map(|p| (TaskId::new(0, p), vec![tp("t", p)]))
+            .collect();
+        let tasks: Vec<Vec<TaskId>> = (1..=7).map(|p| vec![TaskId::new(0, p)]).collect();
+        let (active, _) = java_host_maps(
+            hosts.iter().zip(&tasks).map(|(h, t)| (h, &t[..], &[][..])),
+            &partitions,
+        );
+        let got: Vec<String> = active
+            .iter()
+            .map(|(h, parts)| format!("{}={}", h.host, parts[0].partition))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "host-6=6", "host-1=1", "host-5=5", "host-4=4", "host-3=3", "host-2=7"
+            ]
+        );
+    }
+
+    #[test]
+    fn clients_come_in_subscription_map_order() {
+        // JDK 17 iterates a HashMap of these member ids as m-3-0-311, m-3-1-44, leader-1,
+        // m-1-1-902, m-1-0-17, m-3-2-650, m-2-0-5. The process ids 1, 0x11 and 0x21 share a
+        // bucket, so clientMetadataMap iterates them in that order of first appearance (printed
+        // by JDK 17 with Kafka's ProcessId); leader-1 is no client here.
+        let pid = |n: u128| ProcessId(uuid::Uuid::from_u128(n));
+        let members: Vec<(String, Option<ProcessId>)> = [
+            ("m-1-0-17", Some(pid(0x11))),
+            ("m-1-1-902", Some(pid(0x11))),
+            ("m-2-0-5", Some(pid(0x21))),
+            ("m-3-0-311", Some(pid(1))),
+            ("m-3-1-44", Some(pid(1))),
+            ("m-3-2-650", Some(pid(1))),
+            ("leader-1", None),
+        ]
+        .into_iter()
+        .map(|(m, p)| (m.to_string(), p))
+        .collect();
+        assert_eq!(java_client_order(&members), [pid(1), pid(0x11), pid(0x21)]);
     }
 
     #[test]
