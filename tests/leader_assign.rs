@@ -464,7 +464,8 @@ mod hook {
 
 /// Differential cases against Kafka's own `StreamsPartitionAssignor.assign`
 /// (`compat/java/assign-parity.sh`): `generate_assign_cases` writes them, Java answers, and
-/// `compare_assign` checks every member's assignment bytes.
+/// `compare_assign` checks every member's assignment bytes. `replays_recorded_java_assignments`
+/// replays a recorded selection of them (`fixtures/leader/assign-parity.jsonl`) without Java.
 mod java_parity {
     use super::*;
     use std::path::PathBuf;
@@ -492,9 +493,18 @@ mod java_parity {
         let mut rng = Rng(seed);
         let mut out = Vec::new();
         for _ in 0..n {
-            // One group in 25 misses its source topic.
-            let partitions = if rng.below(25) == 0 { 0 } else { 1 + rng.below(8) as i32 };
+            // One group in 25 misses its source topic; one in 6 of the others has 9-40
+            // partitions (hash sets resize, buckets collide).
+            let partitions = if rng.below(25) == 0 {
+                0
+            } else if rng.below(6) == 0 {
+                9 + rng.below(32) as i32
+            } else {
+                1 + rng.below(8) as i32
+            };
             let processes = 1 + rng.below(4) as u128;
+            // One group in 10 has its second process on the first one's endpoint.
+            let shared_endpoint = rng.below(10) == 0;
             let base_version = [2, 3, 5, 6, 7, 8, 9, 10, 11, 11, 11, 11][rng.below(12) as usize];
             let mut members = Vec::new();
             let mut owned_pool: Vec<TopicPartition> = (0..partitions)
@@ -512,7 +522,8 @@ mod java_parity {
                 for t in 0..threads {
                     let mut info = SubscriptionInfo::new(version, pid(p * 7919));
                     if version >= 2 {
-                        info = info.with_user_end_point(&format!("host-{p}:8080"));
+                        let host = if shared_endpoint && p == 2 { 1 } else { p };
+                        info = info.with_user_end_point(&format!("host-{host}:8080"));
                     }
                     if t == 0 {
                         info = info.with_task_offset_sums(sums.clone());
@@ -580,6 +591,13 @@ mod java_parity {
             if report.member_assignments.iter().any(|m| !m.standby_tasks.is_empty()) {
                 features.push("standbys");
             }
+            let with_endpoint = report.clients.keys().filter(|p| **p != kstreams_assignor::leader::FUTURE_PROCESS_ID).count();
+            if report.min_used_version >= 2 && report.infos.values().any(|i| i.partitions_by_host().len() < with_endpoint) {
+                features.push("shared endpoint");
+            }
+            if c.partitions > 8 {
+                features.push("9+ partitions");
+            }
         }
         (members, report.error.as_ref().map(|e| e.0), features)
     }
@@ -640,13 +658,86 @@ mod java_parity {
         )
     }
 
+    /// Every member whose bytes differ, with both typed views and both hex strings.
+    fn byte_differences(java: &BTreeMap<String, String>, ours: &BTreeMap<String, String>) -> Vec<String> {
+        java.iter()
+            .filter(|(id, j)| ours.get(*id) != Some(*j))
+            .map(|(id, j)| {
+                let o = ours.get(id).map_or(String::new(), Clone::clone);
+                format!("member {id}:\n java {}\n rust {}\n java hex {j}\n rust hex {o}", typed(j), if o.is_empty() { "-".into() } else { typed(&o) })
+            })
+            .collect()
+    }
+
+    /// The recorded cases: the input line given to Java and Java's answer.
+    fn fixture_path() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/leader/assign-parity.jsonl")
+    }
+
+    /// A case from the JSON line `generate_assign_cases` writes.
+    fn case_from_json(v: &serde_json::Value) -> Case {
+        Case {
+            members: v["members"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| JoinMember::new(m["id"].as_str().unwrap(), hex::decode(m["subscription"].as_str().unwrap()).unwrap()))
+                .collect(),
+            partitions: v["partitions"]["text-lines"].as_i64().unwrap() as i32,
+            num_standby: v["numStandby"].as_i64().unwrap() as i32,
+            end: v["endOffsets"].as_object().map(|o| o.values().next().and_then(serde_json::Value::as_i64).unwrap_or(0)),
+            leader: v["leader"].as_str().unwrap().parse().unwrap(),
+        }
+    }
+
+    #[test]
+    fn replays_recorded_java_assignments() {
+        let text = std::fs::read_to_string(fixture_path()).unwrap();
+        let mut n = 0;
+        let mut covered: BTreeSet<&str> = BTreeSet::new();
+        for (i, line) in text.lines().enumerate() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let c = case_from_json(&v["case"]);
+            // The generator's end offsets are one value for every changelog partition.
+            if let Some(o) = v["case"]["endOffsets"].as_object() {
+                assert!(o.values().all(|e| e.as_i64() == c.end), "line {i}: mixed end offsets");
+            }
+            let java: BTreeMap<String, String> = serde_json::from_value(v["java"].clone()).unwrap();
+            let (ours, _, used) = rust_answer(&c);
+            covered.extend(used);
+            assert_eq!(java.keys().collect::<Vec<_>>(), ours.keys().collect::<Vec<_>>(), "line {i}: members");
+            let diffs = byte_differences(&java, &ours);
+            assert!(diffs.is_empty(), "line {i}: bytes differ from Java's\n{}", diffs.join("\n"));
+            n += 1;
+        }
+        assert!(n >= 20, "only {n} recorded cases");
+        let all = [
+            "held-back tasks",
+            "probing deadline",
+            "member from the future",
+            "downgraded version",
+            "end offsets unavailable",
+            "standbys",
+            "shared endpoint",
+            "9+ partitions",
+        ];
+        assert_eq!(covered, all.into_iter().collect(), "features the recorded cases exercise");
+    }
+
     #[test]
     #[ignore = "run by compat/java/assign-parity.sh"]
     fn compare_assign() {
         let java = std::fs::read_to_string(dir().join("assign-java.jsonl")).unwrap();
+        let inputs = std::fs::read_to_string(dir().join("assign-cases.jsonl")).unwrap();
         let cases = cases();
         assert_eq!(cases.len(), java.lines().count());
         let (mut bytes_same, mut same, mut differ) = (0, 0, 0);
+        let mut byte_diffs: Vec<String> = Vec::new();
+        // `ASSIGN_PARITY_RECORD=N`: rewrite the recorded fixture with up to N byte-identical
+        // cases, the first of each kind (error code, features, group size).
+        let record: Option<usize> = std::env::var("ASSIGN_PARITY_RECORD").ok().and_then(|s| s.parse().ok());
+        // (kind, error code and features, line) of every byte-identical case.
+        let mut candidates: Vec<(String, Vec<String>, String)> = Vec::new();
         let mut errors: BTreeMap<i32, usize> = BTreeMap::new();
         let mut features: BTreeMap<&str, usize> = BTreeMap::new();
         for (i, (c, line)) in cases.iter().zip(java.lines()).enumerate() {
@@ -656,8 +747,8 @@ mod java_parity {
             };
             let java: BTreeMap<String, String> = serde_json::from_value(members.clone()).unwrap();
             let (ours, error, used) = rust_answer(c);
-            for f in used {
-                *features.entry(f).or_insert(0) += 1;
+            for f in &used {
+                *features.entry(*f).or_insert(0) += 1;
             }
             *errors.entry(error.map_or(0, AssignorError::code)).or_insert(0) += 1;
             assert_eq!(java.keys().collect::<Vec<_>>(), ours.keys().collect::<Vec<_>>(), "case {i}: members");
@@ -665,6 +756,16 @@ mod java_parity {
             let typed_ours: BTreeMap<&String, String> = ours.iter().map(|(k, v)| (k, typed(v))).collect();
             if java == ours {
                 bytes_same += 1;
+                if record.is_some() {
+                    let input: serde_json::Value = serde_json::from_str(inputs.lines().nth(i).unwrap()).unwrap();
+                    let size = input["members"].as_array().map_or(0, |m| m.len().min(6));
+                    let code = format!("error {}", error.map_or(0, AssignorError::code));
+                    let key = format!("{code} {used:?} {size}");
+                    let tags = used.iter().map(ToString::to_string).chain([code]).collect();
+                    candidates.push((key, tags, serde_json::json!({"case": input, "java": members}).to_string()));
+                }
+            } else if byte_diffs.len() < 3 {
+                byte_diffs.push(format!("case {i}: {}", byte_differences(&java, &ours).join("\n")));
             }
             if typed_java == typed_ours {
                 same += 1;
@@ -684,7 +785,31 @@ mod java_parity {
              groups by error code: {errors:?}; groups with: {features:?}",
             cases.len()
         );
-        assert_eq!(differ, 0);
+        if let Some(max) = record {
+            // First a case for every feature and error code, then one of each kind.
+            let mut chosen: BTreeMap<usize, ()> = BTreeMap::new();
+            let mut covered: BTreeSet<&String> = BTreeSet::new();
+            for (n, (_, tags, _)) in candidates.iter().enumerate() {
+                if chosen.len() < max && tags.iter().any(|t| !covered.contains(t)) {
+                    covered.extend(tags);
+                    chosen.insert(n, ());
+                }
+            }
+            let mut kinds: BTreeSet<&String> = chosen.keys().map(|n| &candidates[*n].0).collect();
+            for (n, (key, _, _)) in candidates.iter().enumerate() {
+                if chosen.len() < max && kinds.insert(key) {
+                    chosen.insert(n, ());
+                }
+            }
+            let lines: String = chosen.keys().map(|n| format!("{}\n", candidates[*n].2)).collect();
+            std::fs::write(fixture_path(), lines).unwrap();
+            eprintln!("recorded {} cases in {}", chosen.len(), fixture_path().display());
+        }
+        for d in &byte_diffs {
+            eprintln!("{d}");
+        }
+        assert_eq!(differ, 0, "groups different in content");
+        assert_eq!(bytes_same, cases.len(), "groups not byte-identical to Java's");
     }
 }
 

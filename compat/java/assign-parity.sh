@@ -3,11 +3,14 @@
 # own StreamsPartitionAssignor.assign (org.apache.kafka:kafka-streams:4.4.0), run with stand-ins
 # for the admin client, main consumer, clock and task manager (AssignParity).
 #
-#   compat/java/assign-parity.sh [--cases N] [--seed S] [--out DIR]
+#   compat/java/assign-parity.sh [--cases N] [--seed S] [--out DIR] [--record K]
 #       Generates N random groups (default 200, seed 1) over the word-count topology: 1-4
-#       processes of 1-3 threads, subscription versions 2-11 mixed, owned partitions, offset sums,
-#       0-2 standbys, end offsets present or not. Runs them through both leaders and compares
-#       every member's assignment envelope byte for byte; exits 1 on any difference.
+#       processes of 1-3 threads, subscription versions 2-12 mixed, 0-40 partitions, owned
+#       partitions, offset sums, 0-2 standbys, end offsets present or not, now and then two
+#       processes on one endpoint. Runs them through both leaders and compares every member's
+#       assignment envelope byte for byte (Java's hash orders included); exits 1 on any byte
+#       difference. --record K rewrites fixtures/leader/assign-parity.jsonl with up to K of the
+#       cases and Java's answers, one of each kind, which `cargo test` replays without Java.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,7 +26,8 @@ while [[ $# -gt 0 ]]; do
         --cases) cases="$2"; shift 2 ;;
         --seed) seed="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
-        *) sed -n '2,10p' "$0" >&2; exit 2 ;;
+        --record) export ASSIGN_PARITY_RECORD="$2"; shift 2 ;;
+        *) sed -n '2,13p' "$0" >&2; exit 2 ;;
     esac
 done
 

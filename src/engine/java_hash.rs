@@ -18,7 +18,7 @@ use std::borrow::Borrow;
 use std::cmp::Ordering;
 
 use super::order::{cmp_java_strings, cmp_process_ids, cmp_task_ids};
-use crate::wire::{ProcessId, TaskId};
+use crate::wire::{HostInfo, ProcessId, TaskId, TopicPartition};
 
 /// Java's `hashCode()` of a value.
 pub(crate) trait JavaHashCode {
@@ -62,6 +62,20 @@ impl JavaHashCode for str {
 impl JavaHashCode for String {
     fn java_hash_code(&self) -> i32 {
         string_hash(self)
+    }
+}
+
+impl JavaHashCode for TopicPartition {
+    /// `TopicPartition.hashCode`: `31 · (31 + partition) + topic.hashCode()`.
+    fn java_hash_code(&self) -> i32 {
+        31i32.wrapping_mul(31i32.wrapping_add(self.partition)).wrapping_add(string_hash(&self.topic))
+    }
+}
+
+impl JavaHashCode for HostInfo {
+    /// `HostInfo.hashCode`: `31 · host.hashCode() + port`.
+    fn java_hash_code(&self) -> i32 {
+        31i32.wrapping_mul(string_hash(&self.host)).wrapping_add(self.port)
     }
 }
 
@@ -112,6 +126,36 @@ impl JavaComparable for Subtopology {
             (Some(_), None) => Ordering::Greater,
             (Some(a), Some(b)) => cmp_java_strings(a, b),
         })
+    }
+}
+
+impl JavaComparable for str {
+    /// `String.compareTo`: over UTF-16 code units.
+    fn java_cmp(&self, other: &Self) -> Ordering {
+        cmp_java_strings(self, other)
+    }
+}
+
+impl JavaComparable for String {
+    fn java_cmp(&self, other: &Self) -> Ordering {
+        cmp_java_strings(self, other)
+    }
+}
+
+impl JavaComparable for TopicPartition {
+    /// `TopicPartition` is not `Comparable`: Java orders two distinct partitions of equal hash in
+    /// a tree bin by their identity hash codes, which differ from run to run. This fixed order
+    /// (topic, then partition) stands in for it; only such a tree bin can iterate differently.
+    fn java_cmp(&self, other: &Self) -> Ordering {
+        cmp_java_strings(&self.topic, &other.topic).then(self.partition.cmp(&other.partition))
+    }
+}
+
+impl JavaComparable for HostInfo {
+    /// `HostInfo` is not `Comparable` either; as for [`TopicPartition`], a fixed stand-in
+    /// (host, then port) for Java's identity-hash tie break.
+    fn java_cmp(&self, other: &Self) -> Ordering {
+        cmp_java_strings(&self.host, &other.host).then(self.port.cmp(&other.port))
     }
 }
 

@@ -55,7 +55,7 @@ mod config;
 mod fallback_prior;
 mod high_availability;
 mod input;
-mod java_hash;
+pub(crate) mod java_hash;
 mod java_queue;
 mod lags;
 mod leader_collections;

@@ -31,6 +31,12 @@
 //!    is encoded at the minimum used version with the minimum latest-supported version; fields the
 //!    version cannot carry are dropped explicitly (standby host map before v6, `nextRebalanceMs`
 //!    before v7), as Java's encoder drops them.
+//!
+//! The bytes are Java's, not only the content: where Kafka writes a `HashMap` or `HashSet` (the
+//! standby task map, the host maps, their partition sets, the v5+ topic dictionary) the leader
+//! builds the same collections in the same order and replays their JDK 17 iteration order, down
+//! to the order of `clientMetadataMap` (a `HashMap` by process id, filled while walking the
+//! `HashMap` of subscriptions by member id) that the host maps are filled in.
 //! 6. If the task assignor wants a probing rebalance, the leader's own client gets the deadline
 //!    `now +` the assignor's follow-up interval (`probing.rebalance.interval.ms` for Kafka's
 //!    assignors; the predicted catch-up time for the optimized one), which goes to its first
@@ -42,8 +48,8 @@
 //! Members are taken in the order given. Kafka takes them in the iteration order of its
 //! `HashMap` of subscriptions; the order only matters when members of one process disagree (the
 //! first one gives the endpoint and tags; a later one's offset sum for a task replaces an
-//! earlier one's). Two clients with the same endpoint: the one with the greater process id keeps
-//! the host map entry.
+//! earlier one's). Two clients with the same endpoint share one host map entry, as in Kafka: at
+//! the position of the first of them in `clientMetadataMap` order, with the sets of the last.
 //!
 //! Undecodable subscriptions, invalid endpoints, duplicate client tags and a topology the leader
 //! cannot build tasks from are not error assignments in Kafka either: the Java leader throws, and
@@ -51,6 +57,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::java_order::{java_client_order, java_host_maps, java_host_maps_form, java_partitions_for_task, java_standby_tasks};
 use super::tasks::{ClusterMetadata, TaskError, Tasks};
 use super::threads::{
     ClientHistory, ClientTasks, MemberAssignment, ThreadError, assign_tasks_to_threads, build_member_assignments,
@@ -62,7 +69,7 @@ use crate::engine::{
 };
 use crate::wire::{
     AssignmentEnvelope, AssignmentInfo, AssignorError, DecodeError, EARLIEST_PROBEABLE_VERSION, EncodeError, EndpointError,
-    HostInfo, LATEST_SUPPORTED_VERSION, NextRebalance, PartitionsByHost, ProcessId, SubscriptionEnvelope, SubscriptionInfo,
+    HostInfo, LATEST_SUPPORTED_VERSION, NextRebalance, ProcessId, SubscriptionEnvelope, SubscriptionInfo,
     TaskId, TaskLag, TopicPartition, UNKNOWN_OFFSET_SUM, end_offset_sum,
 };
 
@@ -341,6 +348,8 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
     let mut future_version = None;
     let mut shutdown = false;
     let mut excluded: Vec<(String, ProcessId)> = Vec::new();
+    // Each member with its client, in JoinGroup order (`None`: excluded).
+    let mut member_clients: Vec<(String, Option<ProcessId>)> = Vec::new();
 
     for member in input.members {
         let id = &member.member_id;
@@ -358,6 +367,7 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
         min_supported = min_supported.min(info.latest_supported_version);
         if input.excluded_members.contains(id) {
             excluded.push((id.clone(), info.process_id));
+            member_clients.push((id.clone(), None));
             continue;
         }
         let process_id = if info.version > LATEST_SUPPORTED_VERSION {
@@ -366,6 +376,7 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
         } else {
             info.process_id
         };
+        member_clients.push((id.clone(), Some(process_id)));
         let client = match clients.entry(process_id) {
             std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::btree_map::Entry::Vacant(e) => {
@@ -520,21 +531,21 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
         }
     };
 
-    // Host maps from the target assignment.
-    let mut partitions_by_host = PartitionsByHost::new();
-    let mut standby_by_host = PartitionsByHost::new();
+    // Host maps from the target assignment, in Java's orders.
+    let java_parts = java_partitions_for_task(input.topology, &tasks);
+    let (mut active_hosts, mut standby_hosts) = (Vec::new(), Vec::new());
     if min_used >= 2 {
-        for ca in &assignment.clients {
-            let Some(host) = clients.get(&ca.process_id).and_then(|c| c.endpoint.clone()) else {
-                continue;
-            };
-            let parts = |ts: &mut dyn Iterator<Item = &TaskId>| -> BTreeSet<TopicPartition> {
-                ts.flat_map(|t| tasks.partitions_for_task.get(t).into_iter().flatten().cloned()).collect()
-            };
-            partitions_by_host.insert(host.clone(), parts(&mut ca.active_tasks.iter()));
-            standby_by_host.insert(host, parts(&mut ca.standby_tasks.iter()));
-        }
+        let by_process: BTreeMap<ProcessId, &engine::ClientAssignment> =
+            assignment.clients.iter().map(|ca| (ca.process_id, ca)).collect();
+        let hosted = java_client_order(&member_clients).into_iter().filter_map(|pid| {
+            let host = clients.get(&pid)?.endpoint.as_ref()?;
+            let (active, standby) =
+                by_process.get(&pid).map_or((&[][..], &[][..]), |ca| (ca.active_tasks.as_slice(), ca.standby_tasks.as_slice()));
+            Some((host, active, standby))
+        });
+        (active_hosts, standby_hosts) = java_host_maps(hosted, &java_parts);
     }
+    let host_maps = java_host_maps_form(min_used, &active_hosts, &standby_hosts);
 
     // The assignor's follow-up interval: `probing.rebalance.interval.ms` for Kafka's assignors,
     // the predicted catch-up time for the optimized one.
@@ -555,15 +566,10 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
             history = history.with_followup_deadline(deadline);
         }
         for m in build_member_assignments(&threads, &tasks, &history, &all_owned)? {
-            let standby: BTreeMap<TaskId, BTreeSet<TopicPartition>> =
-                m.standby_tasks.iter().map(|(t, p)| (t.clone(), p.iter().cloned().collect())).collect();
-            let mut info = AssignmentInfo::new(min_used)
-                .with_active_tasks(m.active_tasks.clone())
-                .with_standby_tasks(standby)
-                .with_partitions_by_host(partitions_by_host.clone());
-            if min_used >= 6 {
-                info = info.with_standby_partitions_by_host(standby_by_host.clone());
-            }
+            let mut info = AssignmentInfo::new(min_used).with_active_tasks(m.active_tasks.clone());
+            let standby_order = threads.0.get(&m.consumer).map(|t| t.standby.as_slice()).unwrap_or_default();
+            info.standby_tasks = java_standby_tasks(standby_order, &m.standby_tasks, &java_parts);
+            info.host_maps = host_maps.clone();
             if min_used >= 3 {
                 info = info.with_commonly_supported_version(min_supported);
             }
@@ -580,10 +586,8 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
         }
     }
     for (member, process_id) in &excluded {
-        let mut info = AssignmentInfo::new(min_used).with_partitions_by_host(partitions_by_host.clone());
-        if min_used >= 6 {
-            info = info.with_standby_partitions_by_host(standby_by_host.clone());
-        }
+        let mut info = AssignmentInfo::new(min_used);
+        info.host_maps = host_maps.clone();
         if min_used >= 3 {
             info = info.with_commonly_supported_version(min_supported);
         }

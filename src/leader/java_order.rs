@@ -2,6 +2,12 @@
 //! `java.util.HashSet`/`HashMap` filled without removals, and the array of a
 //! `java.util.PriorityQueue<TaskId>`.
 //!
+//! What a member is sent also holds Java hash orders: `AssignmentInfo` writes the standby task map,
+//! the host maps, their partition sets and the v5+ topic dictionary in the iteration order of the
+//! `HashMap`s and `HashSet`s the leader built them in. [`java_partitions_for_task`],
+//! [`java_host_maps`], [`java_standby_tasks`] and [`java_host_maps_form`] rebuild those collections
+//! as Java does, with the engine's full `HashMap` replay (tree bins included).
+//!
 //! Kafka's repartition fixpoint walks a `HashSet<TopicsInfo>` and `HashMap<String, _>`s;
 //! `assignTasksToThreads` builds its queue of unassigned tasks from a `HashSet<TaskId>` and hands
 //! out the last tasks by iterating the queue's array. (The engine replays `HashMap` orders in
@@ -9,9 +15,177 @@
 //! filled without removals.)
 
 use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
 
+use super::tasks::Tasks;
+use super::topology::Topology;
 use crate::engine::cmp_task_ids;
-use crate::wire::TaskId;
+use crate::engine::java_hash::{JavaHashMap, JavaHashSet};
+use crate::wire::assignment_info::{HostPartitions, IndexedHostPartitions, StandbyTask, WirePartition};
+use crate::wire::{HostInfo, HostMaps, JavaString, TaskId, TopicPartition};
+
+/// A host map in Java's iteration order: each host with its partitions in its set's order.
+pub(crate) type OrderedHostMap = Vec<(HostInfo, Vec<TopicPartition>)>;
+
+/// The source topics of sub-topology `id` in the iteration order of `TopicsInfo.sourceTopics`, a
+/// `new HashSet<String>()` filled in the topology's order of source topics.
+fn source_topic_order(topology: &Topology, id: i32) -> Vec<String> {
+    let mut set = JavaHashSet::new();
+    for topic in topology.subtopology(id).into_iter().flat_map(|s| &s.source_topics) {
+        set.add(topology.topic_name(topic));
+    }
+    set.keys().cloned().collect()
+}
+
+/// Every task's input partitions in the iteration order of Kafka's `partitionsForTask` set
+/// (`PartitionGrouper.partitionGroups`: a `new HashSet<>(sourceTopics.size())` filled by walking
+/// the sub-topology's source topics).
+///
+/// The source-topic set is filled in the topology's order of source topics, which is Kafka's
+/// order when the topics are listed as its source nodes add them; two source topics of one
+/// sub-topology that share a bucket of that set are the only case where Java's order can differ.
+pub(crate) fn java_partitions_for_task(topology: &Topology, tasks: &Tasks) -> BTreeMap<TaskId, Vec<TopicPartition>> {
+    let mut topic_orders: BTreeMap<i32, Vec<String>> = BTreeMap::new();
+    tasks
+        .partitions_for_task
+        .iter()
+        .map(|(task, parts)| {
+            let topics = topic_orders.entry(task.subtopology).or_insert_with(|| source_topic_order(topology, task.subtopology));
+            let mut set = JavaHashSet::with_capacity(topics.len());
+            for topic in topics.iter() {
+                if let Some(tp) = parts.iter().find(|tp| *tp.topic == **topic) {
+                    set.add(tp.clone());
+                }
+            }
+            // Partitions of topics the topology does not list (none when the tasks were built
+            // from it) go last.
+            for tp in parts {
+                if !set.contains_key(tp) {
+                    set.add(tp.clone());
+                }
+            }
+            (task.clone(), set.keys().cloned().collect())
+        })
+        .collect()
+}
+
+/// `partitionsByHost` and `standbyPartitionsByHost` as `populatePartitionsByHostMaps` builds them:
+/// clients in `clientMetadataMap` order (`clients`, see [`java_client_order`]), each client with
+/// an endpoint putting a `new HashSet<TopicPartition>()` filled from its active (standby) tasks,
+/// ascending (a `TreeSet`), into a `new HashMap<HostInfo, _>()`. A second client with the same
+/// endpoint replaces the first one's sets and keeps its position.
+pub(crate) fn java_host_maps<'a>(
+    clients: impl IntoIterator<Item = (&'a HostInfo, &'a [TaskId], &'a [TaskId])>,
+    partitions_for_task: &BTreeMap<TaskId, Vec<TopicPartition>>,
+) -> (OrderedHostMap, OrderedHostMap) {
+    let set_of = |tasks: &[TaskId]| -> Vec<TopicPartition> {
+        let mut sorted = tasks.to_vec();
+        sorted.sort_by(cmp_task_ids);
+        let mut set = JavaHashSet::new();
+        for tp in sorted.iter().flat_map(|t| partitions_for_task.get(t).into_iter().flatten()) {
+            set.add(tp.clone());
+        }
+        set.keys().cloned().collect()
+    };
+    let mut active = JavaHashMap::new();
+    let mut standby = JavaHashMap::new();
+    for (host, active_tasks, standby_tasks) in clients {
+        active.insert(host.clone(), set_of(active_tasks));
+        standby.insert(host.clone(), set_of(standby_tasks));
+    }
+    let ordered = |map: JavaHashMap<HostInfo, Vec<TopicPartition>>| map.iter().map(|(h, p)| (h.clone(), p.clone())).collect();
+    (ordered(active), ordered(standby))
+}
+
+/// The order of `clientMetadataMap`, a `new HashMap<ProcessId, _>()` into which each process is
+/// put when its first member comes up in the iteration of the subscriptions, a
+/// `new HashMap<String, Subscription>()` filled in JoinGroup order (`ConsumerCoordinator`).
+/// `members` are the JoinGroup members in order, with their client (`None`: not a client).
+pub(crate) fn java_client_order<P>(members: &[(String, Option<P>)]) -> Vec<P>
+where
+    P: crate::engine::java_hash::JavaHashCode + crate::engine::java_hash::JavaComparable + Eq + Clone,
+{
+    let mut subscriptions = JavaHashMap::new();
+    for (i, (id, _)) in members.iter().enumerate() {
+        subscriptions.insert(id.clone(), i);
+    }
+    let mut clients = JavaHashSet::new();
+    for (_, &i) in subscriptions.iter() {
+        if let Some(p) = &members[i].1 {
+            if !clients.contains_key(p) {
+                clients.add(p.clone());
+            }
+        }
+    }
+    clients.keys().cloned().collect()
+}
+
+/// A member's standby task map as `buildStandbyTaskMap` fills its `new HashMap<TaskId, _>()`:
+/// the thread split's standby tasks in their order, then the held-back active tasks kept as
+/// standbys, ascending; each with its `partitionsForTask` set.
+pub(crate) fn java_standby_tasks<'a>(
+    standby_order: impl IntoIterator<Item = &'a TaskId>,
+    standby: &BTreeMap<TaskId, Vec<TopicPartition>>,
+    partitions_for_task: &BTreeMap<TaskId, Vec<TopicPartition>>,
+) -> Vec<StandbyTask> {
+    let mut map = JavaHashMap::new();
+    let given: Vec<&TaskId> = standby_order.into_iter().filter(|t| standby.contains_key(*t)).collect();
+    let seen: BTreeSet<&TaskId> = given.iter().copied().collect();
+    let mut rest: Vec<&TaskId> = standby.keys().filter(|t| !seen.contains(t)).collect();
+    rest.sort_by(|a, b| cmp_task_ids(a, b));
+    for task in given.into_iter().chain(rest) {
+        let parts = partitions_for_task.get(task).unwrap_or(&standby[task]);
+        map.insert(task.clone(), parts.clone());
+    }
+    map.iter()
+        .map(|(task, parts)| StandbyTask { task: task.clone(), partitions: parts.iter().map(WirePartition::from).collect() })
+        .collect()
+}
+
+/// The host maps as `AssignmentInfo.encode` writes them at `version`: inline topic names at
+/// v2–4; from v5 a topic dictionary built while walking every host's set (active hosts, then,
+/// from v6, standby hosts) into a `HashSet` (`Collectors.toSet()`), numbered in that set's order
+/// and written in the order of its `HashMap<String, Integer>`.
+pub(crate) fn java_host_maps_form(version: i32, active: &OrderedHostMap, standby: &OrderedHostMap) -> HostMaps {
+    if version < 5 {
+        return HostMaps::Plain(
+            active
+                .iter()
+                .map(|(h, parts)| HostPartitions {
+                    host: JavaString::new(&h.host),
+                    port: h.port,
+                    partitions: parts.iter().map(WirePartition::from).collect(),
+                })
+                .collect(),
+        );
+    }
+    let standby: &[(HostInfo, Vec<TopicPartition>)] = if version >= 6 { standby } else { &[] };
+    let mut all = JavaHashSet::new();
+    for tp in active.iter().chain(standby).flat_map(|(_, parts)| parts) {
+        all.add(tp.clone());
+    }
+    let mut dictionary: JavaHashMap<String, i32> = JavaHashMap::new();
+    for tp in all.keys() {
+        if !dictionary.contains_key(&*tp.topic) {
+            let next = dictionary.len() as i32;
+            dictionary.insert(tp.topic.to_string(), next);
+        }
+    }
+    let indexed = |map: &[(HostInfo, Vec<TopicPartition>)]| -> Vec<IndexedHostPartitions> {
+        map.iter()
+            .map(|(h, parts)| IndexedHostPartitions {
+                host: JavaString::new(&h.host),
+                port: h.port,
+                partitions: parts.iter().map(|tp| (dictionary.get(&*tp.topic).copied().unwrap_or(-1), tp.partition)).collect(),
+            })
+            .collect()
+    };
+    HostMaps::Dictionary {
+        topics: dictionary.iter().map(|(topic, i)| (*i, JavaString::new(topic))).collect(),
+        active: indexed(active),
+        standby: indexed(standby),
+    }
+}
 
 /// `String.hashCode()`: over UTF-16 code units, `h = 31·h + c`, wrapping.
 pub(crate) fn string_hash(s: &str) -> i32 {
@@ -177,6 +351,7 @@ impl TaskQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::ProcessId;
 
     fn t(s: i32, p: i32) -> TaskId {
         TaskId::new(s, p)
@@ -203,6 +378,138 @@ mod tests {
         // Buckets of 16: 0_0 → 29791 & 15 = 15, 0_1 → 29822 & 15 = 14, 1_0 → 30752 & 15 = 0.
         let order = hash_set_order([t(0, 0), t(0, 1), t(1, 0)], task_hash);
         assert_eq!(order, [t(1, 0), t(0, 1), t(0, 0)]);
+    }
+
+    fn tp(topic: &str, p: i32) -> TopicPartition {
+        TopicPartition::new(topic, p)
+    }
+
+    fn names(parts: &[TopicPartition]) -> Vec<String> {
+        parts
+            .iter()
+            .map(|tp| format!("{}-{}", tp.topic, tp.partition))
+            .collect()
+    }
+
+    // The expected orders below were printed by JDK 17 with kafka-clients/kafka-streams 4.4.0's
+    // TopicPartition and HostInfo.
+
+    #[test]
+    fn host_sets_and_dictionary_follow_java() {
+        use crate::engine::java_hash::JavaHashCode;
+        assert_eq!(tp("text-lines", 3).java_hash_code(), 756_307_581);
+        assert_eq!(
+            HostInfo::new("host-1", 8080).java_hash_code(),
+            1_098_651_588
+        );
+        // 40 partitions added task by task: the set resizes twice on the way.
+        let partitions: BTreeMap<TaskId, Vec<TopicPartition>> = (0..20)
+            .map(|p| {
+                (
+                    TaskId::new(0, p),
+                    vec![tp("wc-words-repartition", p), tp("text-lines", p)],
+                )
+            })
+            .collect();
+        let host = HostInfo::new("h", 1);
+        let tasks: Vec<TaskId> = partitions.keys().cloned().collect();
+        let (active, standby) = java_host_maps([(&host, &tasks[..], &[][..])], &partitions);
+        let want = "text-lines-12,wc-words-repartition-2,text-lines-10,wc-words-repartition-0,text-lines-16,text-lines-14,\
+                    text-lines-4,text-lines-2,text-lines-8,text-lines-6,wc-words-repartition-18,wc-words-repartition-16,\
+                    wc-words-repartition-14,wc-words-repartition-12,wc-words-repartition-10,text-lines-18,\
+                    wc-words-repartition-8,wc-words-repartition-6,wc-words-repartition-4,wc-words-repartition-3,\
+                    text-lines-11,wc-words-repartition-1,text-lines-9,text-lines-15,text-lines-13,text-lines-3,\
+                    text-lines-1,text-lines-7,text-lines-5,wc-words-repartition-19,wc-words-repartition-17,\
+                    text-lines-0,wc-words-repartition-15,wc-words-repartition-13,wc-words-repartition-11,\
+                    text-lines-19,wc-words-repartition-9,text-lines-17,wc-words-repartition-7,wc-words-repartition-5";
+        assert_eq!(names(&active[0].1), want.split(',').collect::<Vec<_>>());
+        assert_eq!((standby.len(), standby[0].1.len()), (1, 0));
+        // The dictionary numbers topics by first appearance in that set and is written in the
+        // order of its HashMap: {wc-words-repartition=1, text-lines=0}.
+        let HostMaps::Dictionary { topics, .. } = java_host_maps_form(11, &active, &standby) else {
+            panic!()
+        };
+        let topics: Vec<(i32, String)> = topics
+            .iter()
+            .map(|(i, t)| (*i, t.to_string_lossy().into_owned()))
+            .collect();
+        assert_eq!(
+            topics,
+            [
+                (1, "wc-words-repartition".to_string()),
+                (0, "text-lines".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_task_set_of_three_source_topics_follows_java() {
+        let topic = "app-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000017-topic";
+        let topology = Topology::new("app").with_subtopology(
+            crate::leader::Subtopology::new(0).with_source_topics(["orders", "customers", topic]),
+        );
+        let metadata = crate::leader::ClusterMetadata::new()
+            .with_topic("orders", 6)
+            .with_topic("customers", 6)
+            .with_topic(topic, 6);
+        let tasks = Tasks::build(&topology, &metadata).unwrap();
+        let parts = java_partitions_for_task(&topology, &tasks);
+        assert_eq!(
+            names(&parts[&TaskId::new(0, 5)]),
+            [
+                format!("{topic}-5"),
+                "orders-5".into(),
+                "customers-5".into()
+            ]
+        );
+    }
+
+    #[test]
+    fn hosts_keep_their_first_position_and_last_sets() {
+        let hosts: Vec<HostInfo> = (1..=6)
+            .map(|h| HostInfo::new(format!("host-{h}"), 8080))
+            .chain([HostInfo::new("host-2", 8080)])
+            .collect();
+        let partitions: BTreeMap<TaskId, Vec<TopicPartition>> = (1..=7)
+            .map(|p| (TaskId::new(0, p), vec![tp("t", p)]))
+            .collect();
+        let tasks: Vec<Vec<TaskId>> = (1..=7).map(|p| vec![TaskId::new(0, p)]).collect();
+        let (active, _) = java_host_maps(
+            hosts.iter().zip(&tasks).map(|(h, t)| (h, &t[..], &[][..])),
+            &partitions,
+        );
+        let got: Vec<String> = active
+            .iter()
+            .map(|(h, parts)| format!("{}={}", h.host, parts[0].partition))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "host-6=6", "host-1=1", "host-5=5", "host-4=4", "host-3=3", "host-2=7"
+            ]
+        );
+    }
+
+    #[test]
+    fn clients_come_in_subscription_map_order() {
+        // JDK 17 iterates a HashMap of these member ids as m-3-0-311, m-3-1-44, leader-1,
+        // m-1-1-902, m-1-0-17, m-3-2-650, m-2-0-5. The process ids 1, 0x11 and 0x21 share a
+        // bucket, so clientMetadataMap iterates them in that order of first appearance (printed
+        // by JDK 17 with Kafka's ProcessId); leader-1 is no client here.
+        let pid = |n: u128| ProcessId(uuid::Uuid::from_u128(n));
+        let members: Vec<(String, Option<ProcessId>)> = [
+            ("m-1-0-17", Some(pid(0x11))),
+            ("m-1-1-902", Some(pid(0x11))),
+            ("m-2-0-5", Some(pid(0x21))),
+            ("m-3-0-311", Some(pid(1))),
+            ("m-3-1-44", Some(pid(1))),
+            ("m-3-2-650", Some(pid(1))),
+            ("leader-1", None),
+        ]
+        .into_iter()
+        .map(|(m, p)| (m.to_string(), p))
+        .collect();
+        assert_eq!(java_client_order(&members), [pid(1), pid(0x11), pid(0x21)]);
     }
 
     #[test]
