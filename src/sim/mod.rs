@@ -45,11 +45,26 @@ pub struct SimConfig {
     pub produce_records_per_sec: i64,
     /// Stop after this many rebalances even if not converged.
     pub max_rounds: usize,
+    /// Kafka Streams' `state.cleanup.delay.ms` (default 600000): each member's state-directory
+    /// cleaner runs every this many ms from the start of its process, and deletes the local
+    /// state of every task the member neither runs nor keeps as a standby whose directory was
+    /// last modified more than this long ago (`StateDirectory#cleanRemovedTasks`). The directory
+    /// of a task counts as modified up to the moment the member last owned it. `0` or less: the
+    /// state of unowned tasks is never deleted (not a Kafka setting).
+    pub state_cleanup_delay_ms: i64,
 }
+
+/// Kafka Streams' default `state.cleanup.delay.ms`.
+pub const STATE_CLEANUP_DELAY_MS: i64 = 600_000;
 
 impl Default for SimConfig {
     fn default() -> Self {
-        Self { restore_records_per_sec: 20_000, produce_records_per_sec: 100, max_rounds: 200 }
+        Self {
+            restore_records_per_sec: 20_000,
+            produce_records_per_sec: 100,
+            max_rounds: 200,
+            state_cleanup_delay_ms: STATE_CLEANUP_DELAY_MS,
+        }
     }
 }
 
@@ -161,8 +176,13 @@ struct Member {
     spec: MemberSpec,
     up: bool,
     joined_seq: u64,
+    /// When its current process started (the state-directory cleaner's schedule starts there).
+    started_ms: i64,
     /// Locally restored changelog offset (checkpoint) per stateful task with local state.
     offsets: BTreeMap<TaskId, i64>,
+    /// For the tasks in `offsets` it no longer owns: when it stopped owning them (the task
+    /// directory's last modification).
+    unowned_since: BTreeMap<TaskId, i64>,
     active: BTreeSet<TaskId>,
     standby: BTreeSet<TaskId>,
     /// Active tasks still restoring.
@@ -170,12 +190,14 @@ struct Member {
 }
 
 impl Member {
-    fn new(spec: MemberSpec, joined_seq: u64) -> Self {
+    fn new(spec: MemberSpec, joined_seq: u64, now: i64) -> Self {
         Self {
             spec,
             up: true,
             joined_seq,
+            started_ms: now,
             offsets: BTreeMap::new(),
+            unowned_since: BTreeMap::new(),
             active: BTreeSet::new(),
             standby: BTreeSet::new(),
             restoring: BTreeSet::new(),
@@ -189,6 +211,35 @@ impl Member {
             .iter()
             .map(|(t, &o)| (t.clone(), if self.active.contains(t) && !self.restoring.contains(t) { LATEST_OFFSET } else { o }))
             .collect()
+    }
+
+    /// Records that it stops owning every task in `released` at `now`.
+    fn release(&mut self, released: impl IntoIterator<Item = TaskId>, now: i64) {
+        for t in released {
+            if self.offsets.contains_key(&t) && !self.active.contains(&t) && !self.standby.contains(&t) {
+                self.unowned_since.entry(t).or_insert(now);
+            }
+        }
+    }
+
+    /// The state-directory cleaner between `from` (exclusive) and `to` (inclusive): it runs at
+    /// `started_ms + k · delay` (k ≥ 1) and deletes the state of every task not owned whose
+    /// directory was last modified before the run's time minus `delay`. Ownership does not change
+    /// between rebalances, so the last run in the interval decides.
+    fn clean_state(&mut self, from: i64, to: i64, delay: i64) {
+        if delay <= 0 || to <= self.started_ms {
+            return;
+        }
+        let last_run = self.started_ms + (to - self.started_ms) / delay * delay;
+        if last_run <= from.max(self.started_ms) {
+            return;
+        }
+        let expired: Vec<TaskId> =
+            self.unowned_since.iter().filter(|&(_, &since)| last_run - delay > since).map(|(t, _)| t.clone()).collect();
+        for t in expired {
+            self.unowned_since.remove(&t);
+            self.offsets.remove(&t);
+        }
     }
 }
 
@@ -230,6 +281,7 @@ impl World<'_> {
     /// Lets `dt` ms pass: changelogs grow, state restores, restoring actives become running.
     fn advance(&mut self, to: i64) {
         let dt = (to - self.now).max(0);
+        let from = self.now;
         self.now = to;
         let produced = self.config.produce_records_per_sec.saturating_mul(dt) / 1000;
         let restored = self.config.restore_records_per_sec.saturating_mul(dt) / 1000;
@@ -252,6 +304,7 @@ impl World<'_> {
             for t in caught_up {
                 m.restoring.remove(&t);
             }
+            m.clean_state(from, to, self.config.state_cleanup_delay_ms);
         }
     }
 
@@ -263,26 +316,34 @@ impl World<'_> {
         Ok(match event {
             EventKind::Join(spec) => {
                 self.seq += 1;
-                let seq = self.seq;
+                let (seq, now) = (self.seq, self.now);
                 match self.members.iter_mut().find(|m| m.spec.process_id == spec.process_id) {
                     Some(m) => {
+                        // A member that crashed comes back with the state left on its disk.
                         m.up = true;
                         m.joined_seq = seq;
+                        m.started_ms = now;
                     }
-                    None => self.members.push(Member::new(spec.clone(), seq)),
+                    None => self.members.push(Member::new(spec.clone(), seq, now)),
                 }
                 format!("{} joins", spec.name)
             }
             EventKind::Leave(id) | EventKind::Crash(id) => {
                 let crashed = matches!(event, EventKind::Crash(_));
+                let now = self.now;
                 let m = self.member(*id).ok_or_else(|| missing(id))?;
                 m.up = false;
+                let owned: Vec<TaskId> = m.active.iter().chain(&m.standby).cloned().collect();
                 m.active.clear();
                 m.standby.clear();
                 m.restoring.clear();
-                if !crashed {
+                if crashed {
+                    // Its state stays on disk, last modified now.
+                    m.release(owned, now);
+                } else {
                     // A member leaving for good takes its disk with it.
                     m.offsets.clear();
+                    m.unowned_since.clear();
                 }
                 let name = m.spec.name.clone();
                 if self.probe_at.is_some_and(|(_, leader)| leader == *id) {
@@ -294,8 +355,11 @@ impl World<'_> {
                 // Static membership: the member restarts within the session timeout and rejoins
                 // under the same identity; its tasks restore from local state.
                 let stateful: BTreeSet<TaskId> = self.end_offsets.keys().cloned().collect();
+                let now = self.now;
                 let m = self.member(*id).ok_or_else(|| missing(id))?;
                 m.restoring = m.active.intersection(&stateful).cloned().collect();
+                // A new process: the cleaner's schedule starts again.
+                m.started_ms = now;
                 let name = m.spec.name.clone();
                 format!("{name} restarts")
             }
@@ -416,11 +480,17 @@ impl World<'_> {
                 }
             }
             m.restoring.retain(|t| active.contains(t));
+            let before: Vec<TaskId> = m.active.iter().chain(&m.standby).cloned().collect();
             m.active = active;
             m.standby = assigned.standby_tasks.iter().cloned().collect();
             for t in m.standby.iter().filter(|t| self.end_offsets.contains_key(*t)) {
                 m.offsets.entry(t.clone()).or_insert(0);
             }
+            let owned: Vec<TaskId> = m.active.iter().chain(&m.standby).cloned().collect();
+            for t in &owned {
+                m.unowned_since.remove(t);
+            }
+            m.release(before, self.now);
             let threads = f64::from(m.spec.threads.max(1));
             let stateful = m.active.iter().filter(|t| self.end_offsets.contains_key(*t)).count();
             per_thread.push((m.active.len() as f64 / threads, stateful as f64 / threads));
@@ -638,5 +708,38 @@ fn format_ms(ms: i64) -> String {
         format!("{}m{:02}s", s / 60, s % 60)
     } else {
         format!("{s}.{:03}s", ms % 1000)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_state_cleaner_deletes_unowned_state_older_than_the_delay_on_its_schedule() {
+        let (a, b) = (TaskId::new(0, 0), TaskId::new(0, 1));
+        let mut m = Member::new(MemberSpec::new("S1", 1), 1, 0);
+        m.offsets.insert(a.clone(), 10);
+        m.offsets.insert(b.clone(), 20);
+        m.active.insert(b.clone());
+        m.release([a.clone(), b.clone()], 100_000);
+        // `b` is still owned: never deleted, never marked.
+        assert_eq!(m.unowned_since.keys().collect::<Vec<_>>(), [&a]);
+        // The run at 600 s: `a` was modified 500 s before, within the delay.
+        m.clean_state(0, 1_199_999, 600_000);
+        assert!(m.offsets.contains_key(&a));
+        // The run at 1200 s deletes it; nothing happens between runs.
+        m.clean_state(1_199_999, 1_200_000, 600_000);
+        assert!(!m.offsets.contains_key(&a) && m.offsets.contains_key(&b));
+        // A restarted process starts a new schedule; a zero delay keeps everything.
+        m.active.clear();
+        m.release([b.clone()], 1_200_000);
+        m.started_ms = 1_500_000;
+        m.clean_state(1_200_000, 2_099_999, 600_000);
+        assert!(m.offsets.contains_key(&b));
+        m.clean_state(2_099_999, 9_000_000, 0);
+        assert!(m.offsets.contains_key(&b));
+        m.clean_state(2_099_999, 2_100_000, 600_000);
+        assert!(m.offsets.is_empty() && m.unowned_since.is_empty());
     }
 }
