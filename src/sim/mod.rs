@@ -100,8 +100,9 @@ pub struct Round {
     /// Whether the assignor asked for a probing rebalance.
     pub probing_rebalance: bool,
     /// For a rebalance triggered by an event whose stretch (up to the next event) ends
-    /// converged: the fewest active tasks that had to change owner to get from the assignment
-    /// before the event to the one the stretch ends with (see [`Report::lower_bound`]).
+    /// converged: a lower bound on the active tasks that had to change owner to get from the
+    /// assignment before the event to the per-member counts the stretch ends with (see
+    /// [`Report::lower_bound`]).
     pub movement_lower_bound: Option<usize>,
 }
 
@@ -136,14 +137,18 @@ pub struct Report {
     pub final_stateful_load_spread: f64,
     /// The movement lower bound summed over the stretches where it applies: from an event's
     /// rebalance up to the next event, when that stretch ends converged. The target is the
-    /// assignment the stretch converges to; a member must give up every task it held above its
-    /// target count, and every task whose owner is gone must move. Per stretch:
-    /// `max(orphansₛ + Σ max(0, heldₛ − targetₛ) + orphansₗ, orphans + Σ max(0, held − target))`,
-    /// where `held` counts the active tasks a member owned before the event, `target` those it
-    /// owns at the end, `ₛ` restricts to stateful tasks and `ₗ` to stateless ones. `None` if it
-    /// applies nowhere. Refined for KIP-441's rule that an active task only moves to a caught-up
-    /// client while one exists: an orphan with a single caught-up holder at the event counts in
-    /// that member's `held`; one with several that ends on none of them moved twice.
+    /// assignment the stretch converges to, by its per-member counts of stateful and of
+    /// stateless active tasks. A task's type never changes, so a member gives up at least what
+    /// it held above each of its two end counts, and every task whose owner is gone moves. Per
+    /// stretch: `orphansₛ + orphansₗ + Σ max(0, heldₛ − targetₛ) + Σ max(0, heldₗ − targetₗ) +
+    /// unplaced`, where `held` counts the active tasks a member owned before the event, `target`
+    /// those it owns at the end, `ₛ` restricts to stateful tasks and `ₗ` to stateless ones. By
+    /// KIP-441's rule that an active task only moves to a caught-up client while one exists, a
+    /// stateful orphan with caught-up copies lands on one of their holders first; `unplaced` is
+    /// how many such orphans a maximum matching cannot place on a holder with room below its
+    /// stateful target (each costs one more move: one more task leaves that holder, or the
+    /// orphan moves twice). `None` if it applies nowhere. It measures the moves made on the way
+    /// to the end counts, not the choice of those counts (the final spread is compared apart).
     pub lower_bound: Option<usize>,
     /// Tasks moved in the stretches where the lower bound applies.
     pub bounded_tasks_moved: usize,
@@ -586,7 +591,7 @@ pub fn run(assignor: &dyn TaskAssignor, scenario: &Scenario, config: &SimConfig)
         rounds.push(round);
         if settled {
             if let Some(start) = world.stretch_start.take() {
-                rounds[last_event_round].movement_lower_bound = Some(start.moves_to(&world.holdings(), &world.owner));
+                rounds[last_event_round].movement_lower_bound = Some(start.moves_to(&world.holdings()));
             }
         }
     }
@@ -626,35 +631,69 @@ fn bounded_stretches(rounds: &[Round]) -> (Option<usize>, usize) {
 }
 
 impl Holdings {
-    /// The fewest active tasks that must change owner to get from `self` to `end`, where
-    /// `owner` is the final owner of each task.
-    fn moves_to(&self, end: &Self, owner: &BTreeMap<TaskId, ProcessId>) -> usize {
-        // KIP-441: an orphan with caught-up copies goes to one of them first. One with a single
-        // caught-up holder arrives there for sure; one with several that ends elsewhere moved
-        // twice.
-        let mut forced: BTreeMap<ProcessId, usize> = BTreeMap::new();
-        let mut twice = 0;
-        for (t, holders) in &self.caught_up_orphans {
-            match holders.iter().next() {
-                Some(only) if holders.len() == 1 => *forced.entry(*only).or_default() += 1,
-                _ => twice += usize::from(owner.get(t).is_some_and(|o| !holders.contains(o))),
+    /// A lower bound on the active tasks that must change owner to get from `self` to `end`:
+    /// a task's type never changes, so each member gives up at least what it held above its
+    /// end count of stateful tasks plus what it held above its end count of stateless tasks;
+    /// every task whose owner is gone moves; and (KIP-441) a stateful orphan with caught-up
+    /// copies lands on one of those members first. An orphan that cannot be matched to such a
+    /// member with room below its end count costs one more move: either it lands on a holder
+    /// already at its count (one task more must leave it) or it ends elsewhere (it moved twice).
+    /// The matching is maximal, so this never counts more than needed.
+    fn moves_to(&self, end: &Self) -> usize {
+        let stateless = |h: &Self| -> BTreeMap<ProcessId, usize> {
+            h.total.iter().map(|(p, &n)| (*p, n - h.stateful.get(p).copied().unwrap_or(0))).collect()
+        };
+        let excess = |from: &BTreeMap<ProcessId, usize>, to: &BTreeMap<ProcessId, usize>| -> usize {
+            from.iter().map(|(p, &n)| n.saturating_sub(to.get(p).copied().unwrap_or(0))).sum()
+        };
+        let room: BTreeMap<ProcessId, usize> = end
+            .stateful
+            .iter()
+            .map(|(p, &n)| (*p, n.saturating_sub(self.stateful.get(p).copied().unwrap_or(0))))
+            .collect();
+        let orphans: Vec<&BTreeSet<ProcessId>> = self.caught_up_orphans.values().collect();
+        let unmatched = orphans.len() - max_matching(&orphans, &room);
+        self.orphans_stateful
+            + self.orphans_stateless
+            + unmatched
+            + excess(&self.stateful, &end.stateful)
+            + excess(&stateless(self), &stateless(end))
+    }
+}
+
+/// The most orphans (each with the members it may land on) that can be placed on members with
+/// `room` (each takes at most its room): augmenting paths, O(orphans² · members).
+fn max_matching(orphans: &[&BTreeSet<ProcessId>], room: &BTreeMap<ProcessId, usize>) -> usize {
+    fn augment(
+        k: usize,
+        orphans: &[&BTreeSet<ProcessId>],
+        room: &BTreeMap<ProcessId, usize>,
+        placed: &mut BTreeMap<ProcessId, Vec<usize>>,
+        seen: &mut BTreeSet<ProcessId>,
+    ) -> bool {
+        for p in orphans[k] {
+            if !seen.insert(*p) {
+                continue;
+            }
+            let cap = room.get(p).copied().unwrap_or(0);
+            let here = placed.get(p).cloned().unwrap_or_default();
+            if here.len() < cap {
+                placed.entry(*p).or_default().push(k);
+                return true;
+            }
+            for (i, &other) in here.iter().enumerate() {
+                if augment(other, orphans, room, placed, seen) {
+                    if let Some(v) = placed.get_mut(p) {
+                        v[i] = k;
+                    }
+                    return true;
+                }
             }
         }
-        // Tasks leaving a member: at least what it held (plus forced arrivals) above its target.
-        let leaving = |from: &BTreeMap<ProcessId, usize>, to: &BTreeMap<ProcessId, usize>| -> usize {
-            let members: BTreeSet<&ProcessId> = from.keys().chain(forced.keys()).collect();
-            members
-                .into_iter()
-                .map(|p| {
-                    let held = from.get(p).copied().unwrap_or(0) + forced.get(p).copied().unwrap_or(0);
-                    held.saturating_sub(to.get(p).copied().unwrap_or(0))
-                })
-                .sum()
-        };
-        let stateful = self.orphans_stateful + twice + leaving(&self.stateful, &end.stateful) + self.orphans_stateless;
-        let total = self.orphans_stateful + twice + self.orphans_stateless + leaving(&self.total, &end.total);
-        stateful.max(total)
+        false
     }
+    let mut placed: BTreeMap<ProcessId, Vec<usize>> = BTreeMap::new();
+    (0..orphans.len()).filter(|&k| augment(k, orphans, room, &mut placed, &mut BTreeSet::new())).count()
 }
 
 impl Report {
@@ -741,5 +780,30 @@ mod tests {
         assert!(m.offsets.contains_key(&b));
         m.clean_state(2_099_999, 2_100_000, 600_000);
         assert!(m.offsets.is_empty() && m.unowned_since.is_empty());
+    }
+
+    #[test]
+    fn the_lower_bound_counts_each_task_type_and_orphans_without_room_on_a_caught_up_holder() {
+        let p: Vec<ProcessId> = (1..=3).map(|i| MemberSpec::new(&format!("S{i}"), 1).process_id).collect();
+        let map = |v: &[(usize, usize)]| v.iter().map(|&(i, n)| (p[i], n)).collect::<BTreeMap<_, _>>();
+        // S1 trades a stateless task for a stateful one, S2 the reverse: two moves although the
+        // totals do not change.
+        let start = Holdings { stateful: map(&[(0, 2), (1, 3)]), total: map(&[(0, 3), (1, 4)]), ..Holdings::default() };
+        let end = Holdings { stateful: map(&[(0, 3), (1, 2)]), total: map(&[(0, 3), (1, 4)]), ..Holdings::default() };
+        assert_eq!(start.moves_to(&end), 2);
+        // Two orphans caught up on S1 and S2 only; S1 has room for one, S2 for none, S3 for
+        // one: one lands on S1, the other costs a second move.
+        let holders: BTreeSet<ProcessId> = [p[0], p[1]].into();
+        let start = Holdings {
+            stateful: map(&[(0, 2), (1, 2)]),
+            total: map(&[(0, 2), (1, 2)]),
+            orphans_stateful: 2,
+            caught_up_orphans: [(TaskId::new(0, 0), holders.clone()), (TaskId::new(0, 1), holders)].into(),
+            ..Holdings::default()
+        };
+        let end = Holdings { stateful: map(&[(0, 3), (1, 2), (2, 1)]), total: map(&[(0, 3), (1, 2), (2, 1)]), ..Holdings::default() };
+        assert_eq!(start.moves_to(&end), 3);
+        let end = Holdings { stateful: map(&[(0, 3), (1, 3)]), total: map(&[(0, 3), (1, 3)]), ..Holdings::default() };
+        assert_eq!(start.moves_to(&end), 2);
     }
 }
