@@ -119,6 +119,10 @@ struct SimulateArgs {
     /// Records per second appended to each changelog.
     #[arg(long, default_value_t = kstreams_assignor::sim::SimConfig::default().produce_records_per_sec)]
     produce_rate: i64,
+    /// Kafka Streams' `state.cleanup.delay.ms`: how long a member keeps the local state of a task
+    /// it no longer owns (0: forever).
+    #[arg(long, default_value_t = kstreams_assignor::sim::SimConfig::default().state_cleanup_delay_ms)]
+    state_cleanup_delay_ms: i64,
     /// Write the full report as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -586,6 +590,7 @@ fn sim_config(args: &SimulateArgs) -> Result<sim::SimConfig, String> {
     let mut config = sim::SimConfig::default();
     config.restore_records_per_sec = args.restore_rate;
     config.produce_records_per_sec = args.produce_rate;
+    config.state_cleanup_delay_ms = args.state_cleanup_delay_ms;
     Ok(config)
 }
 

@@ -2,13 +2,13 @@
 //! issue's targets on the built-in scenarios and random churn.
 //!
 //! The suite is the README's (`simulate --compare`): the built-in scenarios and random-churn
-//! seeds 1 to 100; it runs in well under a second even in a debug build. What holds is asserted
-//! below; two targets do not hold in every scenario and are asserted where they do. Restored
-//! lag (see `restored_lag`): with no standbys, Kafka's assignor keeps moving tasks while it converges,
-//! and the stale copies those moves leave behind shorten later restores after a crash or a
-//! departure, which an assignor that moves less does not get. The movement bound (see
-//! `movements_stay_close_to_the_lower_bound`): a few random-churn seeds exceed it by 10 % or
-//! more, by one to four tasks.
+//! seeds 1 to 100, with the simulator's defaults (Kafka's `state.cleanup.delay.ms`); it runs in
+//! well under a second even in a debug build. Every target is asserted per scenario, except
+//! restored lag, which does not hold in the scenarios `MORE_RESTORED_LAG` names (see
+//! `restored_lag` and the README): there the optimized assignor's new owners restore from the
+//! freshest copy any member has, but fewer copies exist, because Kafka's assignor keeps moving
+//! tasks and warming them up while it converges and the copies it leaves behind shorten the
+//! restores after a later crash or departure.
 
 use std::sync::OnceLock;
 
@@ -60,26 +60,68 @@ fn rolling_bounce_moves_nothing() {
 }
 
 #[test]
-fn movements_stay_close_to_the_lower_bound() {
-    // Every built-in scenario: within 10 %.
-    for r in suite().rows.iter().filter(|r| !r.scenario.starts_with("random-churn")) {
-        let bound = r.candidate.lower_bound.expect("every built-in scenario settles between events");
+fn movements_stay_within_10_percent_of_the_lower_bound_in_every_scenario() {
+    for r in &suite().rows {
+        let bound = r.candidate.lower_bound.unwrap_or_else(|| panic!("{}: every scenario settles between events", r.scenario));
         assert!(r.candidate.bounded_tasks_moved as f64 <= 1.1 * bound as f64, "{}: {:?}", r.scenario, r.candidate);
     }
-    // Random churn: within 10 % over the suite (single seeds can exceed it by a task or two).
     let bound: usize = suite().rows.iter().filter_map(|r| r.candidate.lower_bound).sum();
-    let moved: usize = suite().rows.iter().filter(|r| r.candidate.lower_bound.is_some()).map(|r| r.candidate.bounded_tasks_moved).sum();
-    assert!(moved as f64 <= 1.1 * bound as f64, "moved {moved} against a bound of {bound}");
     assert!(bound > 0);
 }
 
 #[test]
+fn the_lower_bound_is_a_lower_bound_for_both_assignors() {
+    for r in &suite().rows {
+        for s in [&r.baseline, &r.candidate] {
+            if let Some(bound) = s.lower_bound {
+                assert!(s.bounded_tasks_moved >= bound, "{}: {s:?}", r.scenario);
+            }
+        }
+    }
+}
+
+/// The scenarios where the optimized assignor restores more than Kafka's: none of them has
+/// standbys but random-churn-95 (one standby; 6,123 records against 0).
+const MORE_RESTORED_LAG: &[&str] = &[
+    "leader-crash",
+    "random-churn-1",
+    "random-churn-7",
+    "random-churn-9",
+    "random-churn-10",
+    "random-churn-13",
+    "random-churn-20",
+    "random-churn-24",
+    "random-churn-29",
+    "random-churn-33",
+    "random-churn-40",
+    "random-churn-45",
+    "random-churn-59",
+    "random-churn-63",
+    "random-churn-65",
+    "random-churn-76",
+    "random-churn-77",
+    "random-churn-79",
+    "random-churn-83",
+    "random-churn-84",
+    "random-churn-85",
+    "random-churn-88",
+    "random-churn-95",
+    "random-churn-96",
+];
+
+#[test]
 fn restored_lag() {
-    // Where every task has a standby (or the state is never lost), no more than Kafka's in the
-    // built-in scenarios.
-    for name in ["scale-out", "scale-up-from-empty", "scale-down", "host-swap", "rolling-bounce"] {
-        let r = suite().rows.iter().find(|r| r.scenario == name).unwrap();
-        assert!(r.candidate.restoring_lag <= r.baseline.restoring_lag, "{name}: {:?} vs {:?}", r.candidate, r.baseline);
+    // No more than Kafka's in every other scenario, and the list is exact.
+    let more: Vec<&str> =
+        suite().rows.iter().filter(|r| r.candidate.restoring_lag > r.baseline.restoring_lag).map(|r| r.scenario.as_str()).collect();
+    assert_eq!(more, MORE_RESTORED_LAG);
+    for name in MORE_RESTORED_LAG.iter().filter(|n| **n != "random-churn-95") {
+        let scenario = if name.starts_with("random-churn") {
+            sim::builtin("random-churn", name.rsplit('-').next().unwrap().parse().unwrap()).unwrap()
+        } else {
+            sim::builtin(name, 0).unwrap()
+        };
+        assert_eq!(scenario.configs.num_standby_replicas, 0, "{name}");
     }
     // The scale-out that KIP-441 is about restores nothing on active tasks.
     let r = suite().rows.iter().find(|r| r.scenario == "scale-out").unwrap();
@@ -90,10 +132,23 @@ fn restored_lag() {
 fn the_comparison_reports_its_targets() {
     let targets = suite().targets();
     assert_eq!(targets.len(), 7);
-    let holds = |prefix: &str| targets.iter().find(|t| t.name.starts_with(prefix)).unwrap().holds;
-    assert!(holds("≥ 30% fewer task movements"));
-    assert!(holds("zero movements on the rolling bounce"));
-    assert!(holds("never a worse final spread"));
+    for t in &targets {
+        assert_eq!(t.holds, !t.name.starts_with("never more restoring lag"), "{}: {}", t.name, t.detail);
+    }
     let table = suite().table();
     assert_eq!(table.lines().filter(|l| l.starts_with("| ")).count(), 1 + suite().rows.len() + 1, "header, rows, total");
+}
+
+#[test]
+fn deleting_stale_state_makes_both_assignors_restore_more() {
+    // `state.cleanup.delay.ms` (Kafka's default) against a member keeping every copy forever
+    // (0): stale copies shorten restores, for both assignors.
+    assert_eq!(SimConfig::default().state_cleanup_delay_ms, 600_000);
+    let mut forever = SimConfig::default();
+    forever.state_cleanup_delay_ms = 0;
+    let kept = sim::compare_suite(AssignorKind::HighAvailability.assignor(), AssignorKind::Optimized.assignor(), SEEDS, &forever)
+        .unwrap();
+    let lag = |c: &Comparison| c.rows.iter().fold((0, 0), |(a, b), r| (a + r.baseline.restoring_lag, b + r.candidate.restoring_lag));
+    let ((kept_a, kept_b), (a, b)) = (lag(&kept), lag(suite()));
+    assert!(kept_a < a && kept_b < b, "kept forever {kept_a}/{kept_b}, cleaned {a}/{b}");
 }

@@ -40,7 +40,9 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 /// 1. **quotas**: the stateful tasks are dealt one at a time to the client with the least tasks
 ///    per thread (capacity-proportional); then each client gets as many as it can keep of the
 ///    tasks it runs (or is the best caught-up holder of) without leaving the per-thread range
-///    of that deal, so the balance is the deal's and the movement is minimal;
+///    of that deal, so the balance is the deal's and the movement is minimal. Of two deals with
+///    the same spread, the one that lets clients keep more of what they run wins, stateless
+///    tasks included (a client does not gain a stateful task only to give up a stateless one);
 /// 2. **target**: a min-cost assignment of the stateful tasks to clients with exactly those
 ///    quotas ([`flow::assign`]). Costs, in order of weight: a task off its caught-up owner (a
 ///    movement); on a client that is not caught up (a warm-up); the estimated restore time
@@ -125,7 +127,23 @@ impl TaskAssignor for OptimizedTaskAssignor {
                 claims[c] += 1;
             }
         }
-        let quotas = sticky_quotas(stateful.len(), &caps, &vec![0; n], &claims, usize::MAX);
+        // The stateless tasks each client runs, and the room the balance of all actives leaves
+        // it for more stateful tasks.
+        let mut owner: Vec<Option<Client>> = vec![None; model.tasks.len()];
+        let mut owned = vec![0usize; n];
+        for (c, client) in model.clients.iter().enumerate() {
+            for task in &client.input.owned_active_tasks {
+                let t = model.task_index[task] as usize;
+                if !model.stateful[t] && owner[t].is_none() {
+                    owner[t] = Some(c);
+                    owned[c] += 1;
+                }
+            }
+        }
+        let kept: Vec<usize> = claims.iter().zip(&owned).map(|(s, l)| s + l).collect();
+        let all = sticky_quotas(stateful.len() + model.stateless_tasks.len(), &caps, &vec![0; n], &kept, usize::MAX);
+        let room: Vec<i64> = all.iter().zip(&kept).map(|(&a, &k)| a as i64 - k as i64).collect();
+        let quotas = quota_window(stateful.len(), &caps, &vec![0; n], &claims, usize::MAX, Some(&room)).0;
         let target = stateful_target(&model, &lags, &rates, &quotas, &owners)?;
 
         // 3. Actives: on the target when it is caught up, else where availability is kept.
@@ -170,17 +188,6 @@ impl TaskAssignor for OptimizedTaskAssignor {
         // stateful target (not the actives held while warm-ups restore), so that they do not
         // move back and forth while the stateful tasks converge.
         let active_counts: Vec<usize> = quotas.clone();
-        let mut owner: Vec<Option<Client>> = vec![None; model.tasks.len()];
-        let mut owned = vec![0usize; n];
-        for (c, client) in model.clients.iter().enumerate() {
-            for task in &client.input.owned_active_tasks {
-                let t = model.task_index[task] as usize;
-                if !model.stateful[t] && owner[t].is_none() {
-                    owner[t] = Some(c);
-                    owned[c] += 1;
-                }
-            }
-        }
         let keep: Vec<usize> = active_counts.iter().zip(&owned).map(|(a, o)| a + o).collect();
         let totals = sticky_quotas(model.stateless_tasks.len(), &caps, &active_counts, &keep, usize::MAX);
         let mut room: Vec<usize> = totals.iter().zip(&active_counts).map(|(q, a)| q - a).collect();
@@ -316,13 +323,25 @@ fn deal(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: us
 ///
 /// Complexity: O(total · N).
 fn sticky_quotas(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize) -> Vec<usize> {
-    quota_window(total, caps, start, claims, limit).0
+    quota_window(total, caps, start, claims, limit, None).0
 }
 
-/// [`sticky_quotas`], and the most each client may hold without leaving the window.
-fn quota_window(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize) -> (Vec<usize>, Vec<usize>) {
-    // The window does not depend on the claims, so a placement inside it stays inside it. Of
-    // the two ways of dealing, the one with the smaller spread sets it.
+/// [`sticky_quotas`], and the most each client may hold without leaving the window. `room`:
+/// per client, how many more units of another kind it could take within the balance of all
+/// units (negative: how many it must give up), to break ties between windows.
+fn quota_window(
+    total: usize,
+    caps: &[u64],
+    start: &[usize],
+    claims: &[usize],
+    limit: usize,
+    room: Option<&[i64]>,
+) -> (Vec<usize>, Vec<usize>) {
+    // The window does not depend on the claims' placement, so a placement inside it stays
+    // inside it. Of the two ways of dealing, the one with the smaller spread sets it; at equal
+    // spreads, the one whose quotas make the clients give up fewer of the units they claim,
+    // then fewer units of another kind (per `room`), the first on a tie: balance then does not
+    // force a move that another window avoids.
     let zeros = vec![0; start.len()];
     let spread = |q: &[usize]| {
         let loads = q.iter().zip(caps).map(|(&q, &c)| q as f64 / c as f64);
@@ -330,7 +349,30 @@ fn quota_window(total: usize, caps: &[u64], start: &[usize], claims: &[usize], l
     };
     let raise_min = deal(total, caps, start, &zeros, limit, false);
     let lower_max = deal(total, caps, start, &zeros, limit, true);
-    let filled = if spread(&lower_max) < spread(&raise_min) - 1e-12 { lower_max } else { raise_min };
+    let (a, b) = (spread(&raise_min), spread(&lower_max));
+    if b < a - 1e-12 {
+        return fit_window(&lower_max, caps, start, claims, limit);
+    }
+    let first = fit_window(&raise_min, caps, start, claims, limit);
+    if b > a + 1e-12 || lower_max == raise_min {
+        return first;
+    }
+    let second = fit_window(&lower_max, caps, start, claims, limit);
+    let given_up = |q: &[usize]| -> (usize, i64) {
+        let own: usize = claims.iter().zip(q).map(|(&c, &q)| c.saturating_sub(q)).sum();
+        let other: i64 = room.map_or(0, |room| {
+            // Units gained beyond the room: each makes the client give up one of another kind.
+            (0..q.len()).map(|c| (q[c] as i64 - claims[c] as i64 - room[c].max(0)).max(0)).sum()
+        });
+        (own, other)
+    };
+    if given_up(&second.0) < given_up(&first.0) { second } else { first }
+}
+
+/// The quotas inside the window that `filled` (a deal) spans: every client's units per thread
+/// between the deal's minimum and maximum, each client as close to its claim as that allows,
+/// the sum corrected on the most (least) loaded clients; and the most each client may hold.
+fn fit_window(filled: &[usize], caps: &[u64], start: &[usize], claims: &[usize], limit: usize) -> (Vec<usize>, Vec<usize>) {
     let n = filled.len();
     let load_lt = |a: (usize, usize), b: (usize, usize)| (a.0 as u128 * u128::from(caps[b.1])) < (b.0 as u128 * u128::from(caps[a.1]));
     let lo_at = (0..n).fold(0, |m, c| if load_lt((filled[c], c), (filled[m], m)) { c } else { m });
@@ -348,7 +390,7 @@ fn quota_window(total: usize, caps: &[u64], start: &[usize], claims: &[usize], l
             Some(m) if !load_lt((q[m], m), (q[c], c)) => Some(m),
             _ => Some(c),
         });
-        let Some(c) = c else { return (filled, hi) };
+        let Some(c) = c else { return (filled.to_vec(), hi) };
         q[c] -= 1;
         sum -= 1;
     }
@@ -357,7 +399,7 @@ fn quota_window(total: usize, caps: &[u64], start: &[usize], claims: &[usize], l
             Some(m) if !load_lt((q[c] + 1, c), (q[m] + 1, m)) => Some(m),
             _ => Some(c),
         });
-        let Some(c) = c else { return (filled, hi) };
+        let Some(c) = c else { return (filled.to_vec(), hi) };
         q[c] += 1;
         sum += 1;
     }
@@ -575,5 +617,16 @@ mod tests {
         // Units on top of a start never go below it.
         assert_eq!(sticky_quotas(2, &[1, 1], &[3, 0], &[5, 0], usize::MAX), [3, 2]);
         assert_eq!(deal(2, &[1, 1], &[3, 0], &[0, 0], usize::MAX, false), [3, 2]);
+    }
+
+    #[test]
+    fn at_equal_spreads_the_window_that_keeps_other_tasks_wins() {
+        // 3 units over 1, 2 and 3 threads: (1, 1, 1) and (0, 1, 2) both spread 2/3 per thread.
+        // The claims fit both; only the second leaves the 1-thread client the other task it
+        // runs.
+        assert_eq!(quota_window(3, &[1, 2, 3], &[0; 3], &[0, 1, 1], usize::MAX, None).0, [1, 1, 1]);
+        assert_eq!(quota_window(3, &[1, 2, 3], &[0; 3], &[0, 1, 1], usize::MAX, Some(&[0, 1, 1])).0, [0, 1, 2]);
+        // A claim the first window cannot keep decides.
+        assert_eq!(quota_window(3, &[1, 2, 3], &[0; 3], &[0, 0, 2], usize::MAX, None).0, [0, 1, 2]);
     }
 }

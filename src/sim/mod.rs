@@ -45,11 +45,26 @@ pub struct SimConfig {
     pub produce_records_per_sec: i64,
     /// Stop after this many rebalances even if not converged.
     pub max_rounds: usize,
+    /// Kafka Streams' `state.cleanup.delay.ms` (default 600000): each member's state-directory
+    /// cleaner runs every this many ms from the start of its process, and deletes the local
+    /// state of every task the member neither runs nor keeps as a standby whose directory was
+    /// last modified more than this long ago (`StateDirectory#cleanRemovedTasks`). The directory
+    /// of a task counts as modified up to the moment the member last owned it. `0` or less: the
+    /// state of unowned tasks is never deleted (not a Kafka setting).
+    pub state_cleanup_delay_ms: i64,
 }
+
+/// Kafka Streams' default `state.cleanup.delay.ms`.
+pub const STATE_CLEANUP_DELAY_MS: i64 = 600_000;
 
 impl Default for SimConfig {
     fn default() -> Self {
-        Self { restore_records_per_sec: 20_000, produce_records_per_sec: 100, max_rounds: 200 }
+        Self {
+            restore_records_per_sec: 20_000,
+            produce_records_per_sec: 100,
+            max_rounds: 200,
+            state_cleanup_delay_ms: STATE_CLEANUP_DELAY_MS,
+        }
     }
 }
 
@@ -85,8 +100,9 @@ pub struct Round {
     /// Whether the assignor asked for a probing rebalance.
     pub probing_rebalance: bool,
     /// For a rebalance triggered by an event whose stretch (up to the next event) ends
-    /// converged: the fewest active tasks that had to change owner to get from the assignment
-    /// before the event to the one the stretch ends with (see [`Report::lower_bound`]).
+    /// converged: a lower bound on the active tasks that had to change owner to get from the
+    /// assignment before the event to the per-member counts the stretch ends with (see
+    /// [`Report::lower_bound`]).
     pub movement_lower_bound: Option<usize>,
 }
 
@@ -121,14 +137,18 @@ pub struct Report {
     pub final_stateful_load_spread: f64,
     /// The movement lower bound summed over the stretches where it applies: from an event's
     /// rebalance up to the next event, when that stretch ends converged. The target is the
-    /// assignment the stretch converges to; a member must give up every task it held above its
-    /// target count, and every task whose owner is gone must move. Per stretch:
-    /// `max(orphansₛ + Σ max(0, heldₛ − targetₛ) + orphansₗ, orphans + Σ max(0, held − target))`,
-    /// where `held` counts the active tasks a member owned before the event, `target` those it
-    /// owns at the end, `ₛ` restricts to stateful tasks and `ₗ` to stateless ones. `None` if it
-    /// applies nowhere. Refined for KIP-441's rule that an active task only moves to a caught-up
-    /// client while one exists: an orphan with a single caught-up holder at the event counts in
-    /// that member's `held`; one with several that ends on none of them moved twice.
+    /// assignment the stretch converges to, by its per-member counts of stateful and of
+    /// stateless active tasks. A task's type never changes, so a member gives up at least what
+    /// it held above each of its two end counts, and every task whose owner is gone moves. Per
+    /// stretch: `orphansₛ + orphansₗ + Σ max(0, heldₛ − targetₛ) + Σ max(0, heldₗ − targetₗ) +
+    /// unplaced`, where `held` counts the active tasks a member owned before the event, `target`
+    /// those it owns at the end, `ₛ` restricts to stateful tasks and `ₗ` to stateless ones. By
+    /// KIP-441's rule that an active task only moves to a caught-up client while one exists, a
+    /// stateful orphan with caught-up copies lands on one of their holders first; `unplaced` is
+    /// how many such orphans a maximum matching cannot place on a holder with room below its
+    /// stateful target (each costs one more move: one more task leaves that holder, or the
+    /// orphan moves twice). `None` if it applies nowhere. It measures the moves made on the way
+    /// to the end counts, not the choice of those counts (the final spread is compared apart).
     pub lower_bound: Option<usize>,
     /// Tasks moved in the stretches where the lower bound applies.
     pub bounded_tasks_moved: usize,
@@ -161,8 +181,13 @@ struct Member {
     spec: MemberSpec,
     up: bool,
     joined_seq: u64,
+    /// When its current process started (the state-directory cleaner's schedule starts there).
+    started_ms: i64,
     /// Locally restored changelog offset (checkpoint) per stateful task with local state.
     offsets: BTreeMap<TaskId, i64>,
+    /// For the tasks in `offsets` it no longer owns: when it stopped owning them (the task
+    /// directory's last modification).
+    unowned_since: BTreeMap<TaskId, i64>,
     active: BTreeSet<TaskId>,
     standby: BTreeSet<TaskId>,
     /// Active tasks still restoring.
@@ -170,12 +195,14 @@ struct Member {
 }
 
 impl Member {
-    fn new(spec: MemberSpec, joined_seq: u64) -> Self {
+    fn new(spec: MemberSpec, joined_seq: u64, now: i64) -> Self {
         Self {
             spec,
             up: true,
             joined_seq,
+            started_ms: now,
             offsets: BTreeMap::new(),
+            unowned_since: BTreeMap::new(),
             active: BTreeSet::new(),
             standby: BTreeSet::new(),
             restoring: BTreeSet::new(),
@@ -189,6 +216,35 @@ impl Member {
             .iter()
             .map(|(t, &o)| (t.clone(), if self.active.contains(t) && !self.restoring.contains(t) { LATEST_OFFSET } else { o }))
             .collect()
+    }
+
+    /// Records that it stops owning every task in `released` at `now`.
+    fn release(&mut self, released: impl IntoIterator<Item = TaskId>, now: i64) {
+        for t in released {
+            if self.offsets.contains_key(&t) && !self.active.contains(&t) && !self.standby.contains(&t) {
+                self.unowned_since.entry(t).or_insert(now);
+            }
+        }
+    }
+
+    /// The state-directory cleaner between `from` (exclusive) and `to` (inclusive): it runs at
+    /// `started_ms + k · delay` (k ≥ 1) and deletes the state of every task not owned whose
+    /// directory was last modified before the run's time minus `delay`. Ownership does not change
+    /// between rebalances, so the last run in the interval decides.
+    fn clean_state(&mut self, from: i64, to: i64, delay: i64) {
+        if delay <= 0 || to <= self.started_ms {
+            return;
+        }
+        let last_run = self.started_ms + (to - self.started_ms) / delay * delay;
+        if last_run <= from.max(self.started_ms) {
+            return;
+        }
+        let expired: Vec<TaskId> =
+            self.unowned_since.iter().filter(|&(_, &since)| last_run - delay > since).map(|(t, _)| t.clone()).collect();
+        for t in expired {
+            self.unowned_since.remove(&t);
+            self.offsets.remove(&t);
+        }
     }
 }
 
@@ -230,6 +286,7 @@ impl World<'_> {
     /// Lets `dt` ms pass: changelogs grow, state restores, restoring actives become running.
     fn advance(&mut self, to: i64) {
         let dt = (to - self.now).max(0);
+        let from = self.now;
         self.now = to;
         let produced = self.config.produce_records_per_sec.saturating_mul(dt) / 1000;
         let restored = self.config.restore_records_per_sec.saturating_mul(dt) / 1000;
@@ -252,6 +309,7 @@ impl World<'_> {
             for t in caught_up {
                 m.restoring.remove(&t);
             }
+            m.clean_state(from, to, self.config.state_cleanup_delay_ms);
         }
     }
 
@@ -263,26 +321,34 @@ impl World<'_> {
         Ok(match event {
             EventKind::Join(spec) => {
                 self.seq += 1;
-                let seq = self.seq;
+                let (seq, now) = (self.seq, self.now);
                 match self.members.iter_mut().find(|m| m.spec.process_id == spec.process_id) {
                     Some(m) => {
+                        // A member that crashed comes back with the state left on its disk.
                         m.up = true;
                         m.joined_seq = seq;
+                        m.started_ms = now;
                     }
-                    None => self.members.push(Member::new(spec.clone(), seq)),
+                    None => self.members.push(Member::new(spec.clone(), seq, now)),
                 }
                 format!("{} joins", spec.name)
             }
             EventKind::Leave(id) | EventKind::Crash(id) => {
                 let crashed = matches!(event, EventKind::Crash(_));
+                let now = self.now;
                 let m = self.member(*id).ok_or_else(|| missing(id))?;
                 m.up = false;
+                let owned: Vec<TaskId> = m.active.iter().chain(&m.standby).cloned().collect();
                 m.active.clear();
                 m.standby.clear();
                 m.restoring.clear();
-                if !crashed {
+                if crashed {
+                    // Its state stays on disk, last modified now.
+                    m.release(owned, now);
+                } else {
                     // A member leaving for good takes its disk with it.
                     m.offsets.clear();
+                    m.unowned_since.clear();
                 }
                 let name = m.spec.name.clone();
                 if self.probe_at.is_some_and(|(_, leader)| leader == *id) {
@@ -294,8 +360,11 @@ impl World<'_> {
                 // Static membership: the member restarts within the session timeout and rejoins
                 // under the same identity; its tasks restore from local state.
                 let stateful: BTreeSet<TaskId> = self.end_offsets.keys().cloned().collect();
+                let now = self.now;
                 let m = self.member(*id).ok_or_else(|| missing(id))?;
                 m.restoring = m.active.intersection(&stateful).cloned().collect();
+                // A new process: the cleaner's schedule starts again.
+                m.started_ms = now;
                 let name = m.spec.name.clone();
                 format!("{name} restarts")
             }
@@ -416,11 +485,17 @@ impl World<'_> {
                 }
             }
             m.restoring.retain(|t| active.contains(t));
+            let before: Vec<TaskId> = m.active.iter().chain(&m.standby).cloned().collect();
             m.active = active;
             m.standby = assigned.standby_tasks.iter().cloned().collect();
             for t in m.standby.iter().filter(|t| self.end_offsets.contains_key(*t)) {
                 m.offsets.entry(t.clone()).or_insert(0);
             }
+            let owned: Vec<TaskId> = m.active.iter().chain(&m.standby).cloned().collect();
+            for t in &owned {
+                m.unowned_since.remove(t);
+            }
+            m.release(before, self.now);
             let threads = f64::from(m.spec.threads.max(1));
             let stateful = m.active.iter().filter(|t| self.end_offsets.contains_key(*t)).count();
             per_thread.push((m.active.len() as f64 / threads, stateful as f64 / threads));
@@ -516,7 +591,7 @@ pub fn run(assignor: &dyn TaskAssignor, scenario: &Scenario, config: &SimConfig)
         rounds.push(round);
         if settled {
             if let Some(start) = world.stretch_start.take() {
-                rounds[last_event_round].movement_lower_bound = Some(start.moves_to(&world.holdings(), &world.owner));
+                rounds[last_event_round].movement_lower_bound = Some(start.moves_to(&world.holdings()));
             }
         }
     }
@@ -556,35 +631,69 @@ fn bounded_stretches(rounds: &[Round]) -> (Option<usize>, usize) {
 }
 
 impl Holdings {
-    /// The fewest active tasks that must change owner to get from `self` to `end`, where
-    /// `owner` is the final owner of each task.
-    fn moves_to(&self, end: &Self, owner: &BTreeMap<TaskId, ProcessId>) -> usize {
-        // KIP-441: an orphan with caught-up copies goes to one of them first. One with a single
-        // caught-up holder arrives there for sure; one with several that ends elsewhere moved
-        // twice.
-        let mut forced: BTreeMap<ProcessId, usize> = BTreeMap::new();
-        let mut twice = 0;
-        for (t, holders) in &self.caught_up_orphans {
-            match holders.iter().next() {
-                Some(only) if holders.len() == 1 => *forced.entry(*only).or_default() += 1,
-                _ => twice += usize::from(owner.get(t).is_some_and(|o| !holders.contains(o))),
+    /// A lower bound on the active tasks that must change owner to get from `self` to `end`:
+    /// a task's type never changes, so each member gives up at least what it held above its
+    /// end count of stateful tasks plus what it held above its end count of stateless tasks;
+    /// every task whose owner is gone moves; and (KIP-441) a stateful orphan with caught-up
+    /// copies lands on one of those members first. An orphan that cannot be matched to such a
+    /// member with room below its end count costs one more move: either it lands on a holder
+    /// already at its count (one task more must leave it) or it ends elsewhere (it moved twice).
+    /// The matching is maximal, so this never counts more than needed.
+    fn moves_to(&self, end: &Self) -> usize {
+        let stateless = |h: &Self| -> BTreeMap<ProcessId, usize> {
+            h.total.iter().map(|(p, &n)| (*p, n - h.stateful.get(p).copied().unwrap_or(0))).collect()
+        };
+        let excess = |from: &BTreeMap<ProcessId, usize>, to: &BTreeMap<ProcessId, usize>| -> usize {
+            from.iter().map(|(p, &n)| n.saturating_sub(to.get(p).copied().unwrap_or(0))).sum()
+        };
+        let room: BTreeMap<ProcessId, usize> = end
+            .stateful
+            .iter()
+            .map(|(p, &n)| (*p, n.saturating_sub(self.stateful.get(p).copied().unwrap_or(0))))
+            .collect();
+        let orphans: Vec<&BTreeSet<ProcessId>> = self.caught_up_orphans.values().collect();
+        let unmatched = orphans.len() - max_matching(&orphans, &room);
+        self.orphans_stateful
+            + self.orphans_stateless
+            + unmatched
+            + excess(&self.stateful, &end.stateful)
+            + excess(&stateless(self), &stateless(end))
+    }
+}
+
+/// The most orphans (each with the members it may land on) that can be placed on members with
+/// `room` (each takes at most its room): augmenting paths, O(orphans² · members).
+fn max_matching(orphans: &[&BTreeSet<ProcessId>], room: &BTreeMap<ProcessId, usize>) -> usize {
+    fn augment(
+        k: usize,
+        orphans: &[&BTreeSet<ProcessId>],
+        room: &BTreeMap<ProcessId, usize>,
+        placed: &mut BTreeMap<ProcessId, Vec<usize>>,
+        seen: &mut BTreeSet<ProcessId>,
+    ) -> bool {
+        for p in orphans[k] {
+            if !seen.insert(*p) {
+                continue;
+            }
+            let cap = room.get(p).copied().unwrap_or(0);
+            let here = placed.get(p).cloned().unwrap_or_default();
+            if here.len() < cap {
+                placed.entry(*p).or_default().push(k);
+                return true;
+            }
+            for (i, &other) in here.iter().enumerate() {
+                if augment(other, orphans, room, placed, seen) {
+                    if let Some(v) = placed.get_mut(p) {
+                        v[i] = k;
+                    }
+                    return true;
+                }
             }
         }
-        // Tasks leaving a member: at least what it held (plus forced arrivals) above its target.
-        let leaving = |from: &BTreeMap<ProcessId, usize>, to: &BTreeMap<ProcessId, usize>| -> usize {
-            let members: BTreeSet<&ProcessId> = from.keys().chain(forced.keys()).collect();
-            members
-                .into_iter()
-                .map(|p| {
-                    let held = from.get(p).copied().unwrap_or(0) + forced.get(p).copied().unwrap_or(0);
-                    held.saturating_sub(to.get(p).copied().unwrap_or(0))
-                })
-                .sum()
-        };
-        let stateful = self.orphans_stateful + twice + leaving(&self.stateful, &end.stateful) + self.orphans_stateless;
-        let total = self.orphans_stateful + twice + self.orphans_stateless + leaving(&self.total, &end.total);
-        stateful.max(total)
+        false
     }
+    let mut placed: BTreeMap<ProcessId, Vec<usize>> = BTreeMap::new();
+    (0..orphans.len()).filter(|&k| augment(k, orphans, room, &mut placed, &mut BTreeSet::new())).count()
 }
 
 impl Report {
@@ -638,5 +747,63 @@ fn format_ms(ms: i64) -> String {
         format!("{}m{:02}s", s / 60, s % 60)
     } else {
         format!("{s}.{:03}s", ms % 1000)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_state_cleaner_deletes_unowned_state_older_than_the_delay_on_its_schedule() {
+        let (a, b) = (TaskId::new(0, 0), TaskId::new(0, 1));
+        let mut m = Member::new(MemberSpec::new("S1", 1), 1, 0);
+        m.offsets.insert(a.clone(), 10);
+        m.offsets.insert(b.clone(), 20);
+        m.active.insert(b.clone());
+        m.release([a.clone(), b.clone()], 100_000);
+        // `b` is still owned: never deleted, never marked.
+        assert_eq!(m.unowned_since.keys().collect::<Vec<_>>(), [&a]);
+        // The run at 600 s: `a` was modified 500 s before, within the delay.
+        m.clean_state(0, 1_199_999, 600_000);
+        assert!(m.offsets.contains_key(&a));
+        // The run at 1200 s deletes it; nothing happens between runs.
+        m.clean_state(1_199_999, 1_200_000, 600_000);
+        assert!(!m.offsets.contains_key(&a) && m.offsets.contains_key(&b));
+        // A restarted process starts a new schedule; a zero delay keeps everything.
+        m.active.clear();
+        m.release([b.clone()], 1_200_000);
+        m.started_ms = 1_500_000;
+        m.clean_state(1_200_000, 2_099_999, 600_000);
+        assert!(m.offsets.contains_key(&b));
+        m.clean_state(2_099_999, 9_000_000, 0);
+        assert!(m.offsets.contains_key(&b));
+        m.clean_state(2_099_999, 2_100_000, 600_000);
+        assert!(m.offsets.is_empty() && m.unowned_since.is_empty());
+    }
+
+    #[test]
+    fn the_lower_bound_counts_each_task_type_and_orphans_without_room_on_a_caught_up_holder() {
+        let p: Vec<ProcessId> = (1..=3).map(|i| MemberSpec::new(&format!("S{i}"), 1).process_id).collect();
+        let map = |v: &[(usize, usize)]| v.iter().map(|&(i, n)| (p[i], n)).collect::<BTreeMap<_, _>>();
+        // S1 trades a stateless task for a stateful one, S2 the reverse: two moves although the
+        // totals do not change.
+        let start = Holdings { stateful: map(&[(0, 2), (1, 3)]), total: map(&[(0, 3), (1, 4)]), ..Holdings::default() };
+        let end = Holdings { stateful: map(&[(0, 3), (1, 2)]), total: map(&[(0, 3), (1, 4)]), ..Holdings::default() };
+        assert_eq!(start.moves_to(&end), 2);
+        // Two orphans caught up on S1 and S2 only; S1 has room for one, S2 for none, S3 for
+        // one: one lands on S1, the other costs a second move.
+        let holders: BTreeSet<ProcessId> = [p[0], p[1]].into();
+        let start = Holdings {
+            stateful: map(&[(0, 2), (1, 2)]),
+            total: map(&[(0, 2), (1, 2)]),
+            orphans_stateful: 2,
+            caught_up_orphans: [(TaskId::new(0, 0), holders.clone()), (TaskId::new(0, 1), holders)].into(),
+            ..Holdings::default()
+        };
+        let end = Holdings { stateful: map(&[(0, 3), (1, 2), (2, 1)]), total: map(&[(0, 3), (1, 2), (2, 1)]), ..Holdings::default() };
+        assert_eq!(start.moves_to(&end), 3);
+        let end = Holdings { stateful: map(&[(0, 3), (1, 3)]), total: map(&[(0, 3), (1, 3)]), ..Holdings::default() };
+        assert_eq!(start.moves_to(&end), 2);
     }
 }
