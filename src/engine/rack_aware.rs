@@ -18,7 +18,9 @@
 //!   [`flow::reassign`](crate::flow::reassign).
 //! * `balance_subtopology` actives: Kafka's two-stage network (task → (sub-topology, client) with
 //!   capacity `ceil(count / tasks × tasks of the sub-topology)` → client with capacity `count` →
-//!   sink) solved by [`Graph::min_cost_max_flow`].
+//!   sink) solved by [`Graph::min_cost_max_flow`], with the task → client edges of tasks that
+//!   cost the same wherever they move shared through one node per class (same least cost, a
+//!   fraction of the edges).
 //! * standbys (both strategies): up to four rounds over the client pairs on different racks, each
 //!   pair's movable standbys re-placed at least cost keeping both clients' counts.
 //!
