@@ -84,6 +84,8 @@ struct Script {
     probing: bool,
     /// When each JoinGroup and SyncGroup arrived.
     times: Vec<(&'static str, Instant)>,
+    /// As follower: the assignment the (Java) leader sent this member.
+    follower_assignment: Vec<u8>,
 }
 
 fn java_member() -> JoinMember {
@@ -275,7 +277,13 @@ fn handle(script: &Mutex<Script>, key: ApiKey, v: i16, id: i32, buf: &mut Bytes)
     }
 }
 
+type Handler = fn(&Mutex<Script>, ApiKey, i16, i32, &mut Bytes) -> Vec<u8>;
+
 fn serve(listener: TcpListener, script: Arc<Mutex<Script>>) {
+    serve_with(listener, script, handle);
+}
+
+fn serve_with(listener: TcpListener, script: Arc<Mutex<Script>>, handle: Handler) {
     for stream in listener.incoming() {
         let Ok(mut stream) = stream else { return };
         let script = script.clone();
@@ -537,4 +545,92 @@ fn api_versions_falls_back_to_the_version_the_broker_names() {
     assert_eq!(*seen.lock().unwrap(), [ApiVersionsRequest::VERSIONS.max, 2]);
     assert_eq!(conn.version::<JoinGroupRequest>().unwrap(), JoinGroupRequest::VERSIONS.max);
     assert!(matches!(conn.version::<OffsetFetchRequest>(), Err(ConnectionError::UnsupportedApi { .. })));
+}
+
+/// A broker where a Java member leads: the member joins as a follower and the SyncGroup answer is
+/// `follower_assignment` (the envelope bytes the Java leader sent it).
+fn handle_follower(script: &Mutex<Script>, key: ApiKey, v: i16, id: i32, buf: &mut Bytes) -> Vec<u8> {
+    let mut sc = script.lock().unwrap();
+    match key {
+        ApiKey::JoinGroup => {
+            let req = JoinGroupRequest::decode(buf, v).unwrap();
+            let env = SubscriptionEnvelope::decode(&req.protocols[0].metadata).unwrap();
+            let info = SubscriptionInfo::decode(env.user_data.as_deref().unwrap()).unwrap();
+            sc.joins.push((req.member_id.to_string(), info.process_id, env.generation_id));
+            sc.generation = 7;
+            let r = JoinGroupResponse::default()
+                .with_generation_id(7)
+                .with_protocol_type(Some(s("consumer")))
+                .with_protocol_name(Some(s("stream")))
+                .with_leader(s("java-leader"))
+                .with_member_id(s("m-9"));
+            frame(&r, v, id)
+        }
+        ApiKey::SyncGroup => {
+            let req = SyncGroupRequest::decode(buf, v).unwrap();
+            assert!(req.assignments.is_empty(), "a follower sends no assignments");
+            sc.syncs.push((req.generation_id, BTreeMap::new()));
+            frame(&SyncGroupResponse::default().with_assignment(Bytes::from(sc.follower_assignment.clone())), v, id)
+        }
+        ApiKey::Heartbeat => {
+            sc.heartbeats += 1;
+            if sc.heartbeats >= 3 {
+                sc.done.store(true, Ordering::SeqCst);
+            }
+            frame(&HeartbeatResponse::default(), v, id)
+        }
+        _ => {
+            drop(sc);
+            handle(script, key, v, id, buf)
+        }
+    }
+}
+
+fn run_follower(assignment: AssignmentEnvelope) -> (Result<(), kstreams_assignor::group::MemberError>, Arc<Mutex<Script>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let done = Arc::new(AtomicBool::new(false));
+    let script = Arc::new(Mutex::new(Script {
+        port: port.into(),
+        done: done.clone(),
+        follower_assignment: assignment.encode().unwrap(),
+        ..Script::default()
+    }));
+    {
+        let script = script.clone();
+        std::thread::spawn(move || serve_with(listener, script, handle_follower));
+    }
+    let mut config = MemberConfig::new(format!("127.0.0.1:{port}"), APP).with_leader_only(true);
+    config.heartbeat_interval_ms = 20;
+    config.request_timeout_ms = 5_000;
+    let mut member = GroupMember::new(config, topology(), StreamsMember::new(pid(1)));
+    let started = Instant::now();
+    let mut stop = || done.load(Ordering::SeqCst) || started.elapsed() > Duration::from_secs(20);
+    let result = member.run(&mut stop, &mut |_| {});
+    (result, script)
+}
+
+#[test]
+fn a_leader_only_member_given_tasks_by_another_leader_leaves() {
+    let standby: BTreeMap<_, _> =
+        [(kstreams_assignor::wire::TaskId::new(1, 3), [TopicPartition::new("wc-words-repartition", 3)].into())].into();
+    let info = AssignmentInfo::new(11).with_standby_tasks(standby).encode().unwrap();
+    let (result, script) = run_follower(AssignmentEnvelope::new(&[], Some(info)));
+    let err = result.expect_err("a leader-only member does not keep tasks");
+    assert!(matches!(err, kstreams_assignor::group::MemberError::NotLeading { ref leader_id, ref tasks }
+        if leader_id == "java-leader" && tasks.len() == 1), "{err}");
+    assert_eq!(err.to_string(), "member `java-leader` leads the group and gave this leader-only member tasks 1_3; left the group");
+    let sc = script.lock().unwrap();
+    assert_eq!(sc.leaves, ["m-9"], "it left the group");
+    assert_eq!(sc.heartbeats, 0);
+}
+
+#[test]
+fn a_leader_only_member_given_nothing_by_another_leader_stays() {
+    let info = AssignmentInfo::new(11).encode().unwrap();
+    let (result, script) = run_follower(AssignmentEnvelope::new(&[], Some(info)));
+    result.unwrap();
+    let sc = script.lock().unwrap();
+    assert!(sc.heartbeats >= 3, "it stays in the group and heartbeats");
+    assert_eq!(sc.joins.len(), 1);
 }
