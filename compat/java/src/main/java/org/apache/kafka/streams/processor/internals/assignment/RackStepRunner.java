@@ -145,7 +145,7 @@ public final class RackStepRunner {
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2.0;
     }
 
-    private static final class Result {
+    static final class Result {
         long activeCost;
         long activeTrafficCost;
         long activeNonOverlapCost;
@@ -174,7 +174,7 @@ public final class RackStepRunner {
     }
 
     /** One parsed instance: everything Kafka's assignor needs, built once. */
-    private static final class Instance {
+    static final class Instance {
         final AssignmentConfigs configs;
         final int traffic;
         final int nonOverlap;
