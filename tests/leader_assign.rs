@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use kstreams_assignor::engine::{AssignmentConfigs, AssignorKind};
 use kstreams_assignor::leader::{
     ChangelogEndOffsets, ClusterMetadata, FUTURE_PROCESS_ID, GroupAssignment, JoinMember, LeaderConfig, LeaderInput,
-    RebalanceSnapshot, Tasks, Topology, assign,
+    Tasks, Topology, assign,
 };
 use kstreams_assignor::wire::{
     AssignmentEnvelope, AssignmentInfo, AssignorError, HostInfo, NextRebalance, ProcessId, SubscriptionEnvelope,
@@ -829,24 +829,21 @@ fn optimized_assignor_sets_the_probing_deadline_from_observed_restore_rates() {
     let deadline = |out: &GroupAssignment| -> Vec<NextRebalance> {
         out.report.infos.values().map(|i| i.next_rebalance).filter(|n| *n != NextRebalance::NONE).collect()
     };
-    let run_at = |members: &[JoinMember], now_ms: i64, previous: Option<&RebalanceSnapshot>| {
-        let input = LeaderInput {
-            members,
-            topology: &topology,
-            metadata: &md,
-            end_offsets: &offsets,
-            leader_process_id: pid(1),
-            excluded_members: &[],
-            now_ms,
-            config: &config,
-            previous_rebalance: previous,
-        };
-        assign(&input).unwrap()
+    let input = |members, now_ms, previous_rebalance| LeaderInput {
+        members,
+        topology: &topology,
+        metadata: &md,
+        end_offsets: &offsets,
+        leader_process_id: pid(1),
+        excluded_members: &[],
+        now_ms,
+        config: &config,
+        previous_rebalance,
     };
 
     // `p2` joins with nothing: it warms up two tasks.
     let first_members = [member("p1-t0", &running), member("p2-t0", &SubscriptionInfo::new(11, pid(2)))];
-    let first = run_at(&first_members, NOW, None);
+    let first = assign(&input(&first_members, NOW, None)).unwrap();
     let warmups: Vec<TaskId> = first.report.assignment.as_ref().unwrap().followup.watch_list.iter().map(|w| w.task_id.clone()).collect();
     assert_eq!(warmups.len(), 2);
     assert_eq!(deadline(&first), [NextRebalance::at(NOW + 60_000)]);
@@ -856,28 +853,17 @@ fn optimized_assignor_sets_the_probing_deadline_from_observed_restore_rates() {
     let restored = SubscriptionInfo::new(11, pid(2)).with_task_offset_sums(warmups.iter().map(|t| (t.clone(), end_sum(t) - 400_000)));
     let second_members = [member("p1-t0", &running), member("p2-t0", &restored)];
     let snapshot = first.report.snapshot.clone().unwrap();
-    let second = run_at(&second_members, NOW + 60_000, Some(&snapshot));
+    let second = assign(&input(&second_members, NOW + 60_000, Some(&snapshot))).unwrap();
     assert_eq!(deadline(&second), [NextRebalance::at(NOW + 60_000 + 45_000)]);
     // Without the snapshot the rate is unknown: another first look.
-    let blind = run_at(&second_members, NOW + 60_000, None);
+    let blind = assign(&input(&second_members, NOW + 60_000, None)).unwrap();
     assert_eq!(deadline(&blind), [NextRebalance::at(NOW + 120_000)]);
 
     // A member's hook that led the first rebalance remembers what it saw.
     use kstreams_assignor::group::{PartitionAssignorHook, StreamsMember};
     let mut hook = StreamsMember::new(pid(1));
-    let input = |members, now_ms| LeaderInput {
-        members,
-        topology: &topology,
-        metadata: &md,
-        end_offsets: &offsets,
-        leader_process_id: pid(1),
-        excluded_members: &[],
-        now_ms,
-        config: &config,
-        previous_rebalance: None,
-    };
-    hook.assign(&input(&first_members, NOW)).unwrap();
-    let again = hook.assign(&input(&second_members, NOW + 60_000)).unwrap();
+    hook.assign(&input(&first_members, NOW, None)).unwrap();
+    let again = hook.assign(&input(&second_members, NOW + 60_000, None)).unwrap();
     assert_eq!(deadline(&again), [NextRebalance::at(NOW + 60_000 + 45_000)]);
 }
 

@@ -43,27 +43,44 @@ fn create_source_topic(topic: &str, partitions: i32) {
     let _ = conn.call(&MetadataRequest::default().with_topics(None)).unwrap();
 }
 
+/// Writes the topology text for `app` to a fresh file and returns its path.
+fn write_topology(app: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(app);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("topology.txt");
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// Starts `lead` (leader-only) for `app` with `extra` arguments, its standard output piped.
+fn spawn_lead(app: &str, topology_file: &std::path::Path, extra: &[&str]) -> std::process::Child {
+    Command::new(BIN)
+        .args(["lead", "--bootstrap", &bootstrap(), "--group", app, "--topology"])
+        .arg(topology_file)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 #[ignore = "needs a broker: compat/kafka/broker.sh start"]
 fn lead_a_group_on_a_real_broker() {
     let app = format!("wc-{}", std::process::id());
     create_source_topic("text-lines", 4);
     let text = std::fs::read_to_string("fixtures/leader/word-count.describe.txt").unwrap();
-    let dir = std::env::temp_dir().join(&app);
-    std::fs::create_dir_all(&dir).unwrap();
-    let topology_file = dir.join("topology.txt");
-    std::fs::write(&topology_file, &text).unwrap();
+    let topology_file = write_topology(&app, &text);
 
     // The leader-only member, joining first.
-    let mut lead = Command::new(BIN)
-        .args(["lead", "--bootstrap", &bootstrap(), "--group", &app, "--topology"])
-        .arg(&topology_file)
-        .args(["--config", "heartbeat.interval.ms=500", "--config", "session.timeout.ms=10000"])
-        .args(["--config", "max.poll.interval.ms=15000", "--config", "probing.rebalance.interval.ms=60000"])
-        .args(["--exit-after", "40"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut lead = spawn_lead(
+        &app,
+        &topology_file,
+        &[
+            "--config", "heartbeat.interval.ms=500", "--config", "session.timeout.ms=10000",
+            "--config", "max.poll.interval.ms=15000", "--config", "probing.rebalance.interval.ms=60000",
+            "--exit-after", "40",
+        ],
+    );
     let (tx, rx) = mpsc::channel::<Value>();
     let stdout = lead.stdout.take().unwrap();
     std::thread::spawn(move || {
@@ -146,17 +163,12 @@ fn the_leader_rejoins_when_a_missing_source_topic_appears() {
     let app = format!("late-{}", std::process::id());
     let source = format!("{app}-lines");
     let text = std::fs::read_to_string("fixtures/leader/word-count.describe.txt").unwrap().replace("text-lines", &source);
-    let dir = std::env::temp_dir().join(&app);
-    std::fs::create_dir_all(&dir).unwrap();
-    let topology_file = dir.join("topology.txt");
-    std::fs::write(&topology_file, &text).unwrap();
-    let mut lead = Command::new(BIN)
-        .args(["lead", "--bootstrap", &bootstrap(), "--group", &app, "--topology"])
-        .arg(&topology_file)
-        .args(["--config", "heartbeat.interval.ms=300", "--config", "metadata.max.age.ms=1000", "--exit-after", "20"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let topology_file = write_topology(&app, &text);
+    let mut lead = spawn_lead(
+        &app,
+        &topology_file,
+        &["--config", "heartbeat.interval.ms=300", "--config", "metadata.max.age.ms=1000", "--exit-after", "20"],
+    );
     let mut lines = BufReader::new(lead.stdout.take().unwrap())
         .lines()
         .map(|l| serde_json::from_str::<Value>(&l.unwrap()).unwrap())
