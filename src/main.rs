@@ -471,10 +471,6 @@ fn member_config(args: &LeadArgs) -> Result<(group::MemberConfig, Option<String>
     Ok((config, endpoint))
 }
 
-fn task_ids(tasks: &[wire::TaskId]) -> Value {
-    Value::Array(tasks.iter().map(|t| Value::String(t.to_string())).collect())
-}
-
 fn lead(args: LeadArgs) -> Result<String, String> {
     let topology = read_topology(&args.topology, &args.group)?;
     let (config, endpoint) = member_config(&args)?;
@@ -505,34 +501,7 @@ fn lead(args: LeadArgs) -> Result<String, String> {
     let mut member = group::GroupMember::new(config, topology, hook);
     let mut on_event = |event: group::MemberEvent| match event {
         group::MemberEvent::Assigned(record) => {
-            let members: Vec<Value> = record
-                .members
-                .iter()
-                .map(|m| {
-                    serde_json::json!({
-                        "memberId": m.member_id,
-                        "processId": m.process_id.to_string(),
-                        "excluded": m.excluded,
-                        "activeTasks": task_ids(&m.active_tasks),
-                        "standbyTasks": task_ids(&m.standby_tasks),
-                        "warmupTasks": task_ids(&m.warmup_tasks),
-                        "nextRebalanceMs": m.next_rebalance_ms,
-                    })
-                })
-                .collect();
-            let mut line = serde_json::json!({
-                "generationId": record.generation_id,
-                "leaderId": record.leader_id,
-                "assignedAtMs": record.assigned_at_ms,
-                "members": members,
-            });
-            if let Some(t) = record.probing_rebalance_at_ms {
-                line["probingRebalanceAtMs"] = Value::from(t);
-            }
-            if let Some(code) = record.error_code {
-                line["errorCode"] = Value::from(code);
-                line["error"] = Value::from(record.error.clone().unwrap_or_default());
-            }
+            let line = serde_json::to_string(&record).expect("JSON");
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{line}").and_then(|()| out.flush());
         }
