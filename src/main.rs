@@ -325,11 +325,15 @@ fn assignment_json(out: &engine::Assignment) -> Value {
         .iter()
         .map(|c| {
             let ids = |tasks: &[wire::TaskId]| Value::Array(tasks.iter().map(|t| Value::String(t.to_string())).collect());
-            (c.process_id.to_string(), serde_json::json!({
+            let mut client = serde_json::json!({
                 "active": ids(&c.active_tasks),
                 "standby": ids(&c.standby_tasks),
                 "warmup": ids(&c.warmup_tasks),
-            }))
+            });
+            if !c.spare_tasks.is_empty() {
+                client["spare"] = ids(&c.spare_tasks);
+            }
+            (c.process_id.to_string(), client)
         })
         .collect();
     let watch: Vec<Value> = out

@@ -116,6 +116,7 @@ fn check_invariants(kind: AssignorKind, input: &AssignmentInput) -> Result<Assig
     let mut actives: BTreeMap<&TaskId, usize> = BTreeMap::new();
     let mut standbys: BTreeMap<&TaskId, usize> = BTreeMap::new();
     let mut warmups: BTreeMap<&TaskId, usize> = BTreeMap::new();
+    let mut spares: BTreeMap<&TaskId, usize> = BTreeMap::new();
     for c in &out.clients {
         let a: BTreeSet<&TaskId> = c.active_tasks.iter().collect();
         let s: BTreeSet<&TaskId> = c.standby_tasks.iter().collect();
@@ -133,6 +134,10 @@ fn check_invariants(kind: AssignorKind, input: &AssignmentInput) -> Result<Assig
             prop_assert!(s.contains(t), "warm-up {} is not a standby", t);
             *warmups.entry(t).or_default() += 1;
         }
+        for t in &c.spare_tasks {
+            prop_assert!(s.contains(t) && !c.warmup_tasks.contains(t), "spare {} is not a standby or is a warm-up", t);
+            *spares.entry(t).or_default() += 1;
+        }
     }
     let all: BTreeSet<&TaskId> = input.stateful_tasks.iter().chain(&input.stateless_tasks).collect();
     prop_assert_eq!(actives.keys().copied().collect::<BTreeSet<_>>(), all.clone());
@@ -143,12 +148,23 @@ fn check_invariants(kind: AssignorKind, input: &AssignmentInput) -> Result<Assig
     // one standby per task. Not an invariant worth stating.)
     let expected = (configs.num_standby_replicas.max(0) as usize).min(n - 1);
     for t in input.stateful_tasks.iter().filter(|_| configs.num_standby_replicas >= 0) {
-        let copies = standbys.get(t).copied().unwrap_or(0) - warmups.get(t).copied().unwrap_or(0);
-        prop_assert_eq!(copies, expected, "standbys of {} besides warm-ups", t);
+        let extra = warmups.get(t).copied().unwrap_or(0) + spares.get(t).copied().unwrap_or(0);
+        let copies = standbys.get(t).copied().unwrap_or(0) - extra;
+        prop_assert_eq!(copies, expected, "standbys of {} besides warm-ups and spares", t);
     }
     let total_warmups: usize = warmups.values().sum();
+    let total_spares: usize = spares.values().sum();
     prop_assert_eq!(total_warmups, out.followup.watch_list.len());
-    prop_assert!(total_warmups <= configs.max_warmup_replicas as usize);
+    // Spares: only the optimized assignor's, one per task at most, only for tasks without a
+    // caught-up standby, and within the warm-up budget.
+    prop_assert!(total_spares == 0 || ran == AssignorKind::Optimized, "{} spares from {}", total_spares, ran.name());
+    for (t, &k) in &spares {
+        prop_assert!(k == 1 && !warmups.contains_key(t), "spares of {}: {}", t, k);
+        for c in out.clients.iter().filter(|c| c.standby_tasks.contains(*t) && !c.spare_tasks.contains(*t)) {
+            prop_assert!(!lag_of(input, &c.process_id, t).0, "spare of {} beside a caught-up standby on {}", t, c.process_id);
+        }
+    }
+    prop_assert!(total_warmups + total_spares <= configs.max_warmup_replicas as usize);
     for w in &out.followup.watch_list {
         let client = input.clients.iter().find(|c| c.process_id == w.process_id).unwrap();
         let end = input.changelog_end_offset_sums.as_ref().unwrap()[&w.task_id];
@@ -170,7 +186,8 @@ fn check_invariants(kind: AssignorKind, input: &AssignmentInput) -> Result<Assig
     Ok(out)
 }
 
-/// Kafka's balance assertions: max − min over clients of (tasks / capacity) ≤ 1.
+/// Kafka's balance assertions: max − min over clients of (tasks / capacity) ≤ 1 (spare replicas, which
+/// are extra copies, aside).
 fn assert_balanced(input: &AssignmentInput, out: &Assignment) -> Result<(), TestCaseError> {
     let capacity: BTreeMap<_, _> = input.clients.iter().map(|c| (c.process_id, f64::from(c.capacity))).collect();
     let spread = |load: &dyn Fn(&kstreams_assignor::engine::ClientAssignment) -> usize| {
@@ -179,7 +196,8 @@ fn assert_balanced(input: &AssignmentInput, out: &Assignment) -> Result<(), Test
     };
     let active = spread(&|c| c.active_tasks.len());
     let stateful = spread(&|c| {
-        c.active_tasks.iter().chain(&c.standby_tasks).filter(|t| input.stateful_tasks.contains(*t)).count()
+        let standbys = c.standby_tasks.iter().filter(|t| !c.spare_tasks.contains(*t));
+        c.active_tasks.iter().chain(standbys).filter(|t| input.stateful_tasks.contains(*t)).count()
     });
     prop_assert!(active <= 1.0, "active balance {active}");
     prop_assert!(stateful <= 1.0, "stateful balance {stateful}");

@@ -5,10 +5,12 @@
 //! seeds 1 to 100, with the simulator's defaults (Kafka's `state.cleanup.delay.ms`); it runs in
 //! well under a second even in a debug build. Every target is asserted per scenario, except
 //! restored lag, which does not hold in the scenarios `MORE_RESTORED_LAG` names (see
-//! `restored_lag` and the README): there the optimized assignor's new owners restore from the
-//! freshest copy any member has, but fewer copies exist, because Kafka's assignor keeps moving
-//! tasks and warming them up while it converges and the copies it leaves behind shorten the
-//! restores after a later crash or departure.
+//! `restored_lag` and the README). There the optimized assignor's new owners restore from the
+//! freshest copy any member has, and its spare replicas cover the tasks of the client whose crash
+//! would cost most, but a crash still costs what the crashed member happened to hold: Kafka's
+//! assignor keeps moving tasks and warming them up for much longer while it converges, and the
+//! copies this leaves behind sometimes shorten the restores after a later crash or departure.
+//! Over the suite the optimized assignor restores less.
 
 use std::sync::OnceLock;
 
@@ -81,31 +83,18 @@ fn the_lower_bound_is_a_lower_bound_for_both_assignors() {
 }
 
 /// The scenarios where the optimized assignor restores more than Kafka's: none of them has
-/// standbys but random-churn-95 (one standby; 6,123 records against 0).
+/// standbys.
 const MORE_RESTORED_LAG: &[&str] = &[
-    "leader-crash",
-    "random-churn-1",
-    "random-churn-7",
     "random-churn-9",
-    "random-churn-10",
     "random-churn-13",
     "random-churn-20",
     "random-churn-24",
     "random-churn-29",
-    "random-churn-33",
-    "random-churn-40",
     "random-churn-45",
     "random-churn-59",
-    "random-churn-63",
-    "random-churn-65",
-    "random-churn-76",
     "random-churn-77",
-    "random-churn-79",
-    "random-churn-83",
-    "random-churn-84",
     "random-churn-85",
     "random-churn-88",
-    "random-churn-95",
     "random-churn-96",
 ];
 
@@ -115,7 +104,7 @@ fn restored_lag() {
     let more: Vec<&str> =
         suite().rows.iter().filter(|r| r.candidate.restoring_lag > r.baseline.restoring_lag).map(|r| r.scenario.as_str()).collect();
     assert_eq!(more, MORE_RESTORED_LAG);
-    for name in MORE_RESTORED_LAG.iter().filter(|n| **n != "random-churn-95") {
+    for name in MORE_RESTORED_LAG {
         let scenario = if name.starts_with("random-churn") {
             sim::builtin("random-churn", name.rsplit('-').next().unwrap().parse().unwrap()).unwrap()
         } else {
@@ -126,6 +115,9 @@ fn restored_lag() {
     // The scale-out that KIP-441 is about restores nothing on active tasks.
     let r = suite().rows.iter().find(|r| r.scenario == "scale-out").unwrap();
     assert_eq!(r.candidate.restoring_lag, 0);
+    // Over the suite, less than Kafka's.
+    let (a, b) = totals(|s| s.restoring_lag as f64);
+    assert!(b < a, "restored {a} → {b}");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! An assignor that keeps the high-availability assignor's guarantees and moves less: a sticky,
-//! capacity-proportional target, warm-ups picked by how soon they finish, and a probing deadline
-//! set to when they are predicted to have caught up.
+//! capacity-proportional target, warm-ups picked by how soon they finish, a probing deadline
+//! set to when they are predicted to have caught up, and spare copies from the idle warm-up
+//! budget.
 
 use super::assignor::{AssignError, TaskAssignor};
 use super::input::AssignmentInput;
@@ -29,7 +30,8 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 /// The optimized assignor: Kafka's high-availability guarantees (an active task only moves to a
 /// client that is caught up on it, through a warm-up otherwise; at most `max.warmup.replicas`
 /// warm-ups; `min(num.standby.replicas, N − 1)` standbys; capacity-proportional balance), with
-/// a target that depends on where the tasks are.
+/// a target that depends on where the tasks are. Warm-ups and spares together never exceed
+/// `max.warmup.replicas`.
 ///
 /// # Arguments
 /// An [`AssignmentInput`]. The optional
@@ -57,9 +59,16 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 ///    min-cost flow that keeps the copies that exist (caught-up ones first), then prefers the
 ///    target of a pending move, and exceeds a quota only where the quotas cannot be met. With
 ///    `rack.aware.assignment.tags`, Kafka's tag-aware placement runs instead;
-/// 5. **stateless tasks**: quotas on all active tasks per thread; a task stays on the client that
+/// 5. **spares**: the part of `max.warmup.replicas` that no warm-up needs keeps extra copies of
+///    stateful tasks that have no caught-up standby, so that a crash restores less: each goes to
+///    a task of the client whose crash would restore the most, its largest task first, on the
+///    client with the freshest copy. A caught-up spare stays unless a task twice its size needs
+///    one. Spares are standbys on the wire, are listed in
+///    [`ClientAssignment::spare_tasks`](super::ClientAssignment::spare_tasks) and never ask for a
+///    probing rebalance;
+/// 6. **stateless tasks**: quotas on all active tasks per thread; a task stays on the client that
 ///    owned it while that client has room;
-/// 6. **probing**: wanted iff some active is not on its target; the interval is the predicted
+/// 7. **probing**: wanted iff some active is not on its target; the interval is the predicted
 ///    time for the warm-ups to catch up fully (their lag over the observed net restore rate,
 ///    plus 10 % and a second), between [`MIN_PROBE_MS`] and `probing.rebalance.interval.ms`;
 ///    [`FIRST_PROBE_MS`] while no rate is known.
@@ -69,7 +78,8 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 /// # Complexity
 /// For T stateful tasks, N clients and S standbys per task: O(T·N) to deal the quotas and build
 /// the costs; the target's assignment flow O(T·N²) at worst ([`flow::assign`]); the standby flow
-/// successive shortest paths over T·N edges for T·S units, O(T·S·T·N·log(T + N)) at worst. Memory
+/// successive shortest paths over T·N edges for T·S units, O(T·S·T·N·log(T + N)) at worst; the
+/// spares O(T·N + W·T) for a budget of W. Memory
 /// O(T·N): 100 clients × 2,000 tasks with one standby take about 50 ms, 1,000 clients × 10,000
 /// tasks about 5 s and 1.4 GB (Kafka's assignor: under a second).
 ///
@@ -184,7 +194,10 @@ impl TaskAssignor for OptimizedTaskAssignor {
             progressing.push((t, d));
         }
 
-        // 5. Stateless actives: sticky within the quotas on all actives, counted against the
+        // 5. Spares: the warm-up budget no move needs keeps copies where a crash would cost most.
+        let spares = place_spares(&model, &lags, &mut placement, budget - warmups.len(), &warmups);
+
+        // 6. Stateless actives: sticky within the quotas on all actives, counted against the
         // stateful target (not the actives held while warm-ups restore), so that they do not
         // move back and forth while the stateful tasks converge.
         let active_counts: Vec<usize> = quotas.clone();
@@ -212,7 +225,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
             next += 1;
         }
 
-        // 6. Probing deadline.
+        // 7. Probing deadline.
         let needed = !pending.is_empty();
         let interval = configs.probing_rebalance_interval_ms;
         let mut deadline = Some(0i64);
@@ -230,9 +243,89 @@ impl TaskAssignor for OptimizedTaskAssignor {
             None => FIRST_PROBE_MS.min(interval),
         };
         let mut out = Assignment::from_placement(Self::NAME, &model, &placement, needed, warmups);
+        out.mark_spares(&model, &spares);
         out.followup.probing_rebalance_interval_ms = after;
         Ok(out)
     }
+}
+
+/// Spare replicas: up to `budget` standbys beyond `num.standby.replicas`, so that a crash of a
+/// task's owner restores less. A task qualifies when no warm-up is moving it and it has no
+/// standby (its weight: its changelog size, the restore a spare saves once caught up) or only
+/// standbys still restoring (its weight: how much further ahead the spare's client is than the
+/// best of them, as when a standby moves and its old client still holds a fresh copy). One at a
+/// time, each spare goes to a task of the
+/// client whose crash would restore the most (the sum of the weights of its qualifying actives),
+/// its heaviest task first. A copy already caught up counts twice, so a spare stays where it is
+/// unless the need elsewhere is twice as large. Each spare goes to the client with the freshest
+/// copy, then the least load.
+///
+/// Complexity: O(T·N + min(budget, T)·T) for T stateful tasks and N clients.
+fn place_spares(
+    model: &Model<'_>,
+    lags: &LagIndex,
+    placement: &mut Placement,
+    budget: usize,
+    warmups: &[(Client, Task)],
+) -> Vec<(Client, Task)> {
+    let mut spares = Vec::new();
+    if budget == 0 {
+        return spares;
+    }
+    let n = model.num_clients();
+    let mut owners: Vec<Option<Client>> = vec![None; model.tasks.len()];
+    // Per task: what a crash of its owner would restore from its standbys (`i64::MAX`: none).
+    let mut exposed = vec![i64::MAX; model.tasks.len()];
+    for c in 0..n {
+        placement.active[c].iter().for_each(|&t| owners[t as usize] = Some(c));
+        for &t in &placement.standby[c] {
+            let lag = if lags.is_caught_up(c, t) { 0 } else { effective_lag(model, c, t) };
+            exposed[t as usize] = exposed[t as usize].min(lag);
+        }
+    }
+    // A task warming up for a move is on its way already.
+    warmups.iter().for_each(|&(_, t)| exposed[t as usize] = 0);
+    // Per exposed stateful task with a known size: its owner, the spare's host, the weight.
+    let mut candidates: Vec<(Task, Client, Client, i64)> = Vec::new();
+    let mut exposure = vec![0i64; n];
+    for &t in &model.stateful_tasks {
+        let size = model.end_offset_sums[t as usize];
+        let Some(owner) = owners[t as usize] else { continue };
+        if size <= 0 || exposed[t as usize] == 0 {
+            continue;
+        }
+        let by_copy = |&a: &Client, &b: &Client| {
+            effective_lag(model, a, t)
+                .cmp(&effective_lag(model, b, t))
+                .then(placement.assigned_load(a).total_cmp(&placement.assigned_load(b)))
+                .then(a.cmp(&b))
+        };
+        let Some(host) = (0..n).filter(|&c| c != owner && !placement.has_standby(c, t)).min_by(by_copy) else { continue };
+        // A task without standbys is worth its size (once caught up, the spare saves a whole
+        // restore); one whose standbys still restore, what the spare's head start saves.
+        let weight = match exposed[t as usize] {
+            i64::MAX => size,
+            lag => lag.min(size) - effective_lag(model, host, t).clamp(0, lag.min(size)),
+        };
+        if weight <= 0 {
+            continue;
+        }
+        let weight = if lags.is_caught_up(host, t) { weight.saturating_mul(2) } else { weight };
+        exposure[owner] = exposure[owner].saturating_add(weight);
+        candidates.push((t, owner, host, weight));
+    }
+    for _ in 0..budget {
+        let best = (0..candidates.len()).max_by(|&i, &j| {
+            let (a, b) = (&candidates[i], &candidates[j]);
+            exposure[a.1].cmp(&exposure[b.1]).then(a.3.cmp(&b.3)).then(b.0.cmp(&a.0))
+        });
+        let Some(i) = best else { break };
+        let (t, owner, host, weight) = candidates.swap_remove(i);
+        exposure[owner] -= weight;
+        placement.assign_standby(host, t);
+        spares.push((host, t));
+    }
+    spares
 }
 
 /// Lag as the assignor compares it: `-2` (running) before everything, unknown (`-3`) last.

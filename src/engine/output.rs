@@ -20,6 +20,12 @@ pub struct ClientAssignment {
     /// that the client can catch up before a later rebalance moves an active (or standby) task to
     /// it. On the wire a warm-up is an ordinary standby.
     pub warmup_tasks: Vec<TaskId>,
+    /// The standby tasks that are spare replicas (only the optimized assignor places them):
+    /// copies beyond `num.standby.replicas`, within the `max.warmup.replicas` that no warm-up
+    /// needs, kept so that a crash of the active task's client restores little. On the wire a
+    /// spare is an ordinary standby.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spare_tasks: Vec<TaskId>,
 }
 
 /// A warm-up replica the follow-up rebalance is waiting for.
@@ -100,6 +106,7 @@ impl Assignment {
                 active_tasks: placement.active[c].iter().map(task).collect(),
                 standby_tasks: placement.standby[c].iter().map(task).collect(),
                 warmup_tasks: Vec::new(),
+                spare_tasks: Vec::new(),
             })
             .collect();
         let mut by_client: Vec<&(Client, Task)> = warmups.iter().collect();
@@ -117,6 +124,16 @@ impl Assignment {
                 probing_rebalance_interval_ms: model.input.configs.probing_rebalance_interval_ms,
                 watch_list,
             },
+        }
+    }
+
+    /// Marks standbys placed as spare replicas (each `(client, task)` must be a standby there).
+    pub(crate) fn mark_spares(&mut self, model: &Model<'_>, spares: &[(Client, Task)]) {
+        for &(c, t) in spares {
+            self.clients[c].spare_tasks.push(model.tasks[t as usize].clone());
+        }
+        for client in &mut self.clients {
+            client.spare_tasks.sort_unstable();
         }
     }
 }

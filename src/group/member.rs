@@ -96,6 +96,7 @@ use serde::Serialize;
 use super::connection::{Connection, ConnectionError, ErrorCode, check, find_coordinator};
 use super::hook::{Followup, OnAssignmentError, PartitionAssignorHook, ReceivedAssignment};
 use crate::leader::{ChangelogEndOffsets, ClusterMetadata, JoinMember, LeaderConfig, LeaderError, LeaderInput, Tasks, Topology};
+use crate::engine::ClientAssignment;
 use crate::wire::{
     AssignmentEnvelope, DecodeError, EncodeError, PROTOCOL_TYPE, ProcessId, SubscriptionEnvelope,
     SubscriptionInfo, TaskId, TopicPartition,
@@ -297,10 +298,13 @@ pub struct MemberRecord {
     pub excluded: bool,
     /// Active tasks.
     pub active_tasks: Vec<TaskId>,
-    /// Standby tasks that are not warm-ups.
+    /// Standby tasks that are neither warm-ups nor spares.
     pub standby_tasks: Vec<TaskId>,
     /// Warm-up tasks (sent as standbys; the task assignor's warm-ups of the member's client).
     pub warmup_tasks: Vec<TaskId>,
+    /// Spare replicas (sent as standbys; the optimized assignor's spares of the member's client).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub spare_tasks: Vec<TaskId>,
     /// Its `nextRebalanceMs`.
     pub next_rebalance_ms: i64,
 }
@@ -870,14 +874,14 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
             .map(|id| {
                 let info = &report.infos[id];
                 let process_id = process_of.get(id.as_str()).copied().unwrap_or(ProcessId::NIL);
-                let warm: BTreeSet<TaskId> = report
-                    .assignment
-                    .as_ref()
-                    .and_then(|a| a.client(&process_id))
-                    .map(|c| c.warmup_tasks.iter().cloned().collect())
-                    .unwrap_or_default();
-                let (warmup, standby): (Vec<TaskId>, Vec<TaskId>) =
+                let client = report.assignment.as_ref().and_then(|a| a.client(&process_id));
+                let of_client = |pick: fn(&ClientAssignment) -> &Vec<TaskId>| -> BTreeSet<TaskId> {
+                    client.map(|c| pick(c).iter().cloned().collect()).unwrap_or_default()
+                };
+                let (warm, spare) = (of_client(|c| &c.warmup_tasks), of_client(|c| &c.spare_tasks));
+                let (warmup, rest): (Vec<TaskId>, Vec<TaskId>) =
                     info.standby_tasks_map().into_keys().partition(|t| warm.contains(t));
+                let (spare_tasks, standby): (Vec<TaskId>, Vec<TaskId>) = rest.into_iter().partition(|t| spare.contains(t));
                 MemberRecord {
                     member_id: id.clone(),
                     process_id,
@@ -885,6 +889,7 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
                     active_tasks: info.active_tasks.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect(),
                     standby_tasks: standby,
                     warmup_tasks: warmup,
+                    spare_tasks,
                     next_rebalance_ms: info.next_rebalance.as_millis(),
                 }
             })

@@ -1,0 +1,112 @@
+//! The optimized assignor's spare replicas: the `max.warmup.replicas` no warm-up needs keep
+//! copies of the tasks whose loss would restore the most.
+
+use kstreams_assignor::engine::{
+    AssignmentConfigs, AssignmentInput, Assignment, ClientInput, OptimizedTaskAssignor, TaskAssignor,
+};
+use kstreams_assignor::wire::{LATEST_OFFSET, ProcessId, TaskId};
+
+fn pid(n: u128) -> ProcessId {
+    ProcessId(uuid::Uuid::from_u128(n))
+}
+
+fn t(s: i32, p: i32) -> TaskId {
+    TaskId::new(s, p)
+}
+
+/// Three one-thread clients running two stateful tasks each: sub-topology 0's changelogs hold
+/// 1,000,000 records per task, sub-topology 1's 10,000,000; `c3` runs both large tasks.
+fn input(configs: AssignmentConfigs) -> AssignmentInput {
+    let running = [(1, [t(0, 0), t(0, 1)]), (2, [t(0, 2), t(0, 3)]), (3, [t(1, 0), t(1, 1)])];
+    let mut input = AssignmentInput::new().with_configs(configs);
+    for (n, tasks) in &running {
+        input = input.with_client(
+            ClientInput::new(pid(*n), 1)
+                .with_task_offset_sums(tasks.iter().map(|t| (t.clone(), LATEST_OFFSET)))
+                .with_owned_active_tasks(tasks.iter().cloned()),
+        );
+    }
+    let sizes = [(t(0, 0), 1_000_000), (t(0, 1), 1_000_000), (t(0, 2), 1_000_000), (t(0, 3), 1_000_000)];
+    input.with_stateful_tasks(sizes.into_iter().chain([(t(1, 0), 10_000_000), (t(1, 1), 10_000_000)]))
+}
+
+fn spares(out: &Assignment) -> Vec<(ProcessId, TaskId)> {
+    out.clients.iter().flat_map(|c| c.spare_tasks.iter().map(move |t| (c.process_id, t.clone()))).collect()
+}
+
+/// The input of the next rebalance after `out` ran until every copy caught up.
+fn caught_up(input: &AssignmentInput, out: &Assignment) -> AssignmentInput {
+    let mut next = input.clone();
+    let ends = input.changelog_end_offset_sums.clone().unwrap();
+    for client in &mut next.clients {
+        let assigned = out.client(&client.process_id).unwrap();
+        client.task_offset_sums = assigned
+            .active_tasks
+            .iter()
+            .map(|t| (t.clone(), LATEST_OFFSET))
+            .chain(assigned.standby_tasks.iter().map(|t| (t.clone(), ends[t])))
+            .collect();
+        client.owned_active_tasks = assigned.active_tasks.iter().cloned().collect();
+    }
+    next
+}
+
+#[test]
+fn idle_warm_up_budget_covers_the_client_whose_crash_would_restore_most() {
+    let input = input(AssignmentConfigs::default());
+    let out = OptimizedTaskAssignor.assign(&input).unwrap();
+    // Nothing moves, nothing to probe for; both replicas of the budget cover `c3`'s tasks, each
+    // on another client.
+    assert!(!out.followup.probing_rebalance_needed);
+    assert!(out.followup.watch_list.is_empty());
+    let got = spares(&out);
+    let mut tasks: Vec<TaskId> = got.iter().map(|(_, t)| t.clone()).collect();
+    tasks.sort();
+    assert_eq!(tasks, [t(1, 0), t(1, 1)], "{out:?}");
+    for (p, task) in &got {
+        assert_ne!(*p, pid(3));
+        let client = out.client(p).unwrap();
+        assert!(client.standby_tasks.contains(task) && !client.warmup_tasks.contains(task));
+    }
+    // Fed back caught up, the spares stay where they are.
+    let again = OptimizedTaskAssignor.assign(&caught_up(&input, &out)).unwrap();
+    assert_eq!(spares(&again), got);
+    assert_eq!(again.clients, out.clients);
+}
+
+#[test]
+fn a_caught_up_spare_stays_unless_a_task_twice_its_size_has_none() {
+    // One replica of budget; `c1` holds a caught-up copy of `c2`'s 0_2 (1,000,000 records), but
+    // `c3`'s tasks are ten times larger: the spare goes to one of them.
+    let configs = AssignmentConfigs::default().with_max_warmup_replicas(1);
+    let mut input = input(configs);
+    input.clients[0].task_offset_sums.insert(t(0, 2), 1_000_000);
+    let out = OptimizedTaskAssignor.assign(&input).unwrap();
+    assert_eq!(spares(&out).len(), 1);
+    assert_eq!(spares(&out)[0].1.subtopology, 1, "{out:?}");
+    // With tasks of equal size the kept copy wins.
+    let mut equal = input.clone();
+    equal.changelog_end_offset_sums.as_mut().unwrap().iter_mut().for_each(|(_, end)| *end = 1_000_000);
+    let out = OptimizedTaskAssignor.assign(&equal).unwrap();
+    assert_eq!(spares(&out), [(pid(1), t(0, 2))], "{out:?}");
+}
+
+#[test]
+fn no_spares_where_standbys_cover_every_task_or_warm_ups_take_the_budget() {
+    // One standby per task: every task has a copy, no spare.
+    let out = OptimizedTaskAssignor.assign(&input(AssignmentConfigs::default().with_num_standby_replicas(1))).unwrap();
+    assert!(spares(&out).is_empty(), "{out:?}");
+    assert!(out.clients.iter().all(|c| c.standby_tasks.len() == 2));
+    // The budget bounds them (Kafka requires `max.warmup.replicas` ≥ 1).
+    let out = OptimizedTaskAssignor.assign(&input(AssignmentConfigs::default().with_max_warmup_replicas(1))).unwrap();
+    assert_eq!(spares(&out).len(), 1);
+    assert_eq!(out.clients.iter().map(|c| c.standby_tasks.len()).sum::<usize>(), 1);
+    // A new client: the warm-ups its share needs come first, the rest of the budget is spare.
+    let mut joined = input(AssignmentConfigs::default().with_max_warmup_replicas(3));
+    joined.clients.push(ClientInput::new(pid(4), 1));
+    let out = OptimizedTaskAssignor.assign(&joined).unwrap();
+    let warmups = out.followup.watch_list.len();
+    assert!(warmups >= 1, "{out:?}");
+    assert_eq!(warmups + spares(&out).len(), 3, "{out:?}");
+    assert!(out.followup.probing_rebalance_needed);
+}
