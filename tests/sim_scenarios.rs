@@ -90,3 +90,18 @@ fn the_optimized_assignor_probes_when_warm_ups_are_predicted_done() {
     assert!(report.rounds.windows(2).skip(1).all(|w| w[1].time_ms - w[0].time_ms < 600_000), "{}", report.table());
     assert!(report.rounds.iter().all(|r| r.warmups <= 2));
 }
+
+#[test]
+fn the_expected_departure_restore_averages_over_who_could_have_gone() {
+    // No departure, or standbys caught up on everything: nothing.
+    assert_eq!(run("rolling-bounce", 0).expected_departure_restore, 0);
+    assert_eq!(run("scale-down", 0).expected_departure_restore, 0);
+    // `leader-crash`, just before the crash at 90 s: changelogs at 2,009,000 records; S1 runs five
+    // stateful tasks, S2 five, S3 six, S4 and S5 none. No task has a copy elsewhere but S1's 0_1
+    // (warming up on S3) and S3's 0_0 (on S5), 600,000 records restored in 30 s. The mean over
+    // the five members: (14 · 2,009,000 + 2 · 1,409,000) / 5.
+    let report = run("leader-crash", 0);
+    assert_eq!(report.expected_departure_restore, (14 * 2_009_000 + 2 * 1_409_000) / 5, "{}", report.table());
+    // The crash itself cost S1's five tasks, 0_1 from its warm-up.
+    assert_eq!(report.total_restoring_lag, 4 * 2_009_000 + 1_409_000);
+}

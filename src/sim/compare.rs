@@ -35,6 +35,8 @@ pub struct Summary {
     pub lower_bound: Option<usize>,
     /// Tasks moved where the lower bound applies.
     pub bounded_tasks_moved: usize,
+    /// What departures cost whoever departs ([`Report::expected_departure_restore`]).
+    pub expected_departure_restore: i64,
 }
 
 impl From<&Report> for Summary {
@@ -51,6 +53,7 @@ impl From<&Report> for Summary {
             final_stateful_spread: r.final_stateful_load_spread,
             lower_bound: r.lower_bound,
             bounded_tasks_moved: r.bounded_tasks_moved,
+            expected_departure_restore: r.expected_departure_restore,
         }
     }
 }
@@ -264,6 +267,7 @@ impl Comparison {
         let (pb, pc) = sum(&|s| s.probing_rebalances as f64);
         let (tb, tc) = sum(&|s| s.time_to_converge_ms as f64);
         let (lb, lc) = sum(&|s| s.restoring_lag as f64);
+        let (eb, ec) = sum(&|s| s.expected_departure_restore as f64);
         let bound: usize = self.rows.iter().filter_map(|r| r.candidate.lower_bound).sum();
         let bounded: usize = self.rows.iter().filter(|r| r.candidate.lower_bound.is_some()).map(|r| r.candidate.bounded_tasks_moved).sum();
         let _ = writeln!(
@@ -279,12 +283,13 @@ impl Comparison {
         };
         let _ = writeln!(
             out,
-            "\nB against A over the suite: {}, {}, {}, {}, {}.",
+            "\nB against A over the suite: {}, {}, {}, {}, {} ({} whoever departs: {eb:.0} → {ec:.0}).",
             change(mb, mc, "fewer", "more", "task movements"),
             change(wb, wc, "fewer", "more", "warm-ups"),
             change(pb, pc, "fewer", "more", "probing rebalances"),
             change(tb, tc, "less", "more", "time to converge"),
-            change(lb, lc, "less", "more", "restored lag")
+            change(lb, lc, "less", "more", "restored lag"),
+            change(eb, ec, "less", "more", "on average")
         );
         let _ = writeln!(out, "\nTargets:");
         for t in self.targets() {

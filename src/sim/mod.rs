@@ -152,6 +152,12 @@ pub struct Report {
     pub lower_bound: Option<usize>,
     /// Tasks moved in the stretches where the lower bound applies.
     pub bounded_tasks_moved: usize,
+    /// What departures cost on average, whoever departs: at each crash or departure, before it
+    /// happens, the mean over the members up of the records their active stateful tasks would
+    /// restore if that member went (each from the freshest copy any other member has), summed
+    /// over those events. `restoring_lag` counts what the member that actually went cost; this
+    /// takes the luck of which member that was out.
+    pub expected_departure_restore: i64,
 }
 
 /// The simulation could not run.
@@ -400,6 +406,29 @@ impl World<'_> {
         input
     }
 
+    /// The mean, over the members up, of what their active stateful tasks would restore if the
+    /// member went now: per task, its end offset less the freshest copy another member up has.
+    fn departure_exposure(&self) -> i64 {
+        let up: Vec<&Member> = self.members.iter().filter(|m| m.up).collect();
+        if up.is_empty() {
+            return 0;
+        }
+        let total: i64 = up
+            .iter()
+            .map(|m| {
+                m.active
+                    .iter()
+                    .filter_map(|t| self.end_offsets.get(t).map(|&end| (t, end)))
+                    .map(|(t, end)| {
+                        let best = up.iter().filter(|o| o.spec.process_id != m.spec.process_id).filter_map(|o| o.offsets.get(t)).max();
+                        end - best.copied().unwrap_or(0).min(end)
+                    })
+                    .sum::<i64>()
+            })
+            .sum();
+        total / up.len() as i64
+    }
+
     /// Who holds how many active tasks, among the members up now.
     fn holdings(&self) -> Holdings {
         let mut h = Holdings::default();
@@ -561,6 +590,7 @@ pub fn run(assignor: &dyn TaskAssignor, scenario: &Scenario, config: &SimConfig)
     let mut rounds: Vec<Round> = Vec::new();
     let mut last_event_round = 0;
     let mut last_event_time = 0;
+    let mut expected_departure_restore = 0i64;
     while rounds.len() < config.max_rounds {
         let event_time = events.get(next_event).map(|e| e.at_ms);
         let probe_time = world.probe_at.map(|(t, _)| t);
@@ -574,6 +604,9 @@ pub fn run(assignor: &dyn TaskAssignor, scenario: &Scenario, config: &SimConfig)
         let mut triggers = Vec::new();
         let event = events.get(next_event).is_some_and(|e| e.at_ms == at);
         while events.get(next_event).is_some_and(|e| e.at_ms == at) {
+            if matches!(events[next_event].kind, EventKind::Crash(_) | EventKind::Leave(_) | EventKind::LeaderCrash) {
+                expected_departure_restore += world.departure_exposure();
+            }
             triggers.push(world.apply(&events[next_event].kind)?);
             next_event += 1;
         }
@@ -612,6 +645,7 @@ pub fn run(assignor: &dyn TaskAssignor, scenario: &Scenario, config: &SimConfig)
         final_stateful_load_spread: last.map_or(0.0, |r| r.stateful_load_spread),
         lower_bound,
         bounded_tasks_moved,
+        expected_departure_restore,
         rounds,
     })
 }
