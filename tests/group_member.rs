@@ -19,7 +19,7 @@ use kafka_protocol::messages::*;
 use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Message, StrBytes, decode_request_header_from_buffer};
 use kstreams_assignor::group::connection::{Connection, ConnectionError, read_frame};
 use kstreams_assignor::group::{GroupMember, MemberConfig, MemberEvent, PartitionAssignorHook, StreamsMember};
-use kstreams_assignor::leader::{self, ChangelogEndOffsets, ClusterMetadata, JoinMember, LeaderConfig, LeaderInput, Tasks, Topology};
+use kstreams_assignor::leader::{self, ChangelogEndOffsets, ClusterMetadata, JoinMember, LeaderInput, Tasks, Topology};
 use kstreams_assignor::wire::{AssignmentEnvelope, AssignmentInfo, ProcessId, SubscriptionEnvelope, SubscriptionInfo, TopicPartition};
 
 const APP: &str = "wc";
@@ -349,17 +349,9 @@ fn the_member_rejoins_through_rebalance_errors_and_leads_with_the_leaders_bytes(
     let tasks = Tasks::build(&topology, &metadata).unwrap();
     let ends = tasks.changelog_partitions_for_task.values().flatten().map(|p| (p.clone(), 1_000_000)).collect();
     let excluded = vec!["m-2".to_owned()];
-    let input = LeaderInput {
-        members: &sc.members,
-        topology: &topology,
-        metadata: &metadata,
-        end_offsets: &ChangelogEndOffsets::Available(ends),
-        leader_process_id: me,
-        excluded_members: &excluded,
-        now_ms: 0,
-        config: &LeaderConfig::default(),
-        previous_rebalance: None,
-    };
+    let ends = ChangelogEndOffsets::Available(ends);
+    let input = LeaderInput::new(&sc.members, &topology, &metadata, &ends, me)
+        .with_excluded_members(&excluded);
     let expected = leader::assign(&input).unwrap();
     let (_, sent) = sc.syncs.last().unwrap();
     assert_eq!(sent, &expected.members);

@@ -62,17 +62,9 @@ fn run_with(members: &[JoinMember], partitions: i32, config: &LeaderConfig, lead
     let md = metadata(partitions);
     let tasks = Tasks::build(&topology, &metadata(partitions.max(1))).unwrap();
     let offsets = end.map_or(ChangelogEndOffsets::Unavailable, |e| end_offsets(&tasks, e));
-    let input = LeaderInput {
-        members,
-        topology: &topology,
-        metadata: &md,
-        end_offsets: &offsets,
-        leader_process_id: leader,
-        excluded_members: &[],
-        now_ms: NOW,
-        config,
-        previous_rebalance: None,
-    };
+    let input = LeaderInput::new(members, &topology, &md, &offsets, leader)
+        .with_config(config)
+        .with_now_ms(NOW);
     Run { tasks, out: assign(&input).unwrap() }
 }
 
@@ -232,17 +224,8 @@ fn missing_source_topic_is_incomplete_metadata() {
     let topology = topology();
     let md = ClusterMetadata::new();
     let members = [member("a", &v11(1, "host-1:8080"))];
-    let input = LeaderInput {
-        members: &members,
-        topology: &topology,
-        metadata: &md,
-        end_offsets: &ChangelogEndOffsets::Unavailable,
-        leader_process_id: pid(1),
-        excluded_members: &[],
-        now_ms: NOW,
-        config: &LeaderConfig::default(),
-        previous_rebalance: None,
-    };
+    let input = LeaderInput::new(&members, &topology, &md, &ChangelogEndOffsets::Unavailable, pid(1))
+        .with_now_ms(NOW);
     let out = assign(&input).unwrap();
     assert_error(&out, AssignorError::INCOMPLETE_SOURCE_TOPIC_METADATA, 1);
 }
@@ -252,17 +235,8 @@ fn undecodable_subscription_is_an_error() {
     let topology = topology();
     let md = metadata(4);
     let members = [JoinMember::new("a", vec![0, 3, 0])];
-    let input = LeaderInput {
-        members: &members,
-        topology: &topology,
-        metadata: &md,
-        end_offsets: &ChangelogEndOffsets::Unavailable,
-        leader_process_id: pid(1),
-        excluded_members: &[],
-        now_ms: NOW,
-        config: &LeaderConfig::default(),
-        previous_rebalance: None,
-    };
+    let input = LeaderInput::new(&members, &topology, &md, &ChangelogEndOffsets::Unavailable, pid(1))
+        .with_now_ms(NOW);
     assert!(assign(&input).is_err());
 }
 
@@ -369,17 +343,9 @@ mod hook {
         let tasks = Tasks::build(&topology, &md).unwrap();
         let offsets = end_offsets(&tasks, 0);
         let config = LeaderConfig::default();
-        let input = LeaderInput {
-            members: &joined,
-            topology: &topology,
-            metadata: &md,
-            end_offsets: &offsets,
-            leader_process_id: pid(1),
-            excluded_members: &[],
-            now_ms: NOW,
-            config: &config,
-            previous_rebalance: None,
-        };
+        let input = LeaderInput::new(&joined, &topology, &md, &offsets, pid(1))
+            .with_config(&config)
+            .with_now_ms(NOW);
         let out = leader.assign(&input).unwrap();
         let mut owner: BTreeMap<TaskId, String> = BTreeMap::new();
         for (id, m) in &mut members {
@@ -829,17 +795,10 @@ fn optimized_assignor_sets_the_probing_deadline_from_observed_restore_rates() {
     let deadline = |out: &GroupAssignment| -> Vec<NextRebalance> {
         out.report.infos.values().map(|i| i.next_rebalance).filter(|n| *n != NextRebalance::NONE).collect()
     };
-    let input = |members, now_ms, previous_rebalance| LeaderInput {
-        members,
-        topology: &topology,
-        metadata: &md,
-        end_offsets: &offsets,
-        leader_process_id: pid(1),
-        excluded_members: &[],
-        now_ms,
-        config: &config,
-        previous_rebalance,
-    };
+    let input = |members, now_ms, previous_rebalance| LeaderInput::new(members, &topology, &md, &offsets, pid(1))
+        .with_config(&config)
+        .with_now_ms(now_ms)
+        .with_previous_rebalance(previous_rebalance);
 
     // `p2` joins with nothing: it warms up two tasks.
     let first_members = [member("p1-t0", &running), member("p2-t0", &SubscriptionInfo::new(11, pid(2)))];
@@ -872,17 +831,9 @@ fn run_excluding(members: &[JoinMember], excluded: &[String], leader: ProcessId,
     let md = metadata(4);
     let tasks = Tasks::build(&topology, &md).unwrap();
     let offsets = end.map_or(ChangelogEndOffsets::Unavailable, |e| end_offsets(&tasks, e));
-    let input = LeaderInput {
-        members,
-        topology: &topology,
-        metadata: &md,
-        end_offsets: &offsets,
-        leader_process_id: leader,
-        excluded_members: excluded,
-        now_ms: NOW,
-        config: &LeaderConfig::default(),
-        previous_rebalance: None,
-    };
+    let input = LeaderInput::new(members, &topology, &md, &offsets, leader)
+        .with_excluded_members(excluded)
+        .with_now_ms(NOW);
     Run { tasks, out: assign(&input).unwrap() }
 }
 
@@ -1008,17 +959,9 @@ mod racks {
                 .with_num_standby_replicas(standbys),
             assignor: AssignorKind::HighAvailability,
         };
-        let input = LeaderInput {
-            members,
-            topology: &topology,
-            metadata: md,
-            end_offsets: &offsets,
-            leader_process_id: pid(1),
-            excluded_members: &[],
-            now_ms: NOW,
-            config: &config,
-            previous_rebalance: None,
-        };
+        let input = LeaderInput::new(members, &topology, md, &offsets, pid(1))
+            .with_config(&config)
+            .with_now_ms(NOW);
         let out = assign(&input).unwrap();
         check(&Run { tasks: Tasks::build(&topology, md).unwrap(), out: out.clone() }, 11);
         let rack_of = |p: ProcessId| format!("r{}", p.0.as_u128() - 1);

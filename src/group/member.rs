@@ -839,17 +839,10 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
 
         let excluded = if self.config.leader_only { vec![self.member_id.clone()] } else { Vec::new() };
         let now = now_ms();
-        let input = LeaderInput {
-            members,
-            topology: &topology,
-            metadata: &cluster,
-            end_offsets: &end_offsets,
-            leader_process_id: self.process_id,
-            excluded_members: &excluded,
-            now_ms: now,
-            config: &self.config.leader,
-            previous_rebalance: None,
-        };
+        let input = LeaderInput::new(members, &topology, &cluster, &end_offsets, self.process_id)
+            .with_config(&self.config.leader)
+            .with_excluded_members(&excluded)
+            .with_now_ms(now);
         let out = self.hook.assign(&input)?;
         self.assigned_counts = Some(counts);
         self.next_metadata_check = now.saturating_add(self.config.metadata_max_age_ms);

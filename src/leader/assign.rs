@@ -121,8 +121,10 @@ pub struct LeaderConfig {
     pub assignor: AssignorKind,
 }
 
-/// Everything the leader's assignment depends on.
+/// Everything the leader's assignment depends on: build it with [`LeaderInput::new`] and the
+/// `with_*` setters.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct LeaderInput<'a> {
     /// The JoinGroup members.
     pub members: &'a [JoinMember],
@@ -145,6 +147,56 @@ pub struct LeaderInput<'a> {
     /// if it led that one too: the optimized assignor estimates restore rates from it. Kafka's
     /// assignors ignore it.
     pub previous_rebalance: Option<&'a RebalanceSnapshot>,
+}
+
+static DEFAULT_CONFIG: std::sync::LazyLock<LeaderConfig> = std::sync::LazyLock::new(LeaderConfig::default);
+
+impl<'a> LeaderInput<'a> {
+    /// The input of a leader whose own client is `leader_process_id`, with the default
+    /// [`LeaderConfig`], no excluded member, the clock at 0 and no previous rebalance.
+    pub fn new(
+        members: &'a [JoinMember],
+        topology: &'a Topology,
+        metadata: &'a ClusterMetadata,
+        end_offsets: &'a ChangelogEndOffsets,
+        leader_process_id: ProcessId,
+    ) -> Self {
+        Self {
+            members,
+            topology,
+            metadata,
+            end_offsets,
+            leader_process_id,
+            excluded_members: &[],
+            now_ms: 0,
+            config: &DEFAULT_CONFIG,
+            previous_rebalance: None,
+        }
+    }
+
+    /// Sets the configuration.
+    pub fn with_config(mut self, config: &'a LeaderConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Sets the members that take part in the group but not in the task assignment.
+    pub fn with_excluded_members(mut self, member_ids: &'a [String]) -> Self {
+        self.excluded_members = member_ids;
+        self
+    }
+
+    /// Sets the leader's clock (epoch ms).
+    pub fn with_now_ms(mut self, now_ms: i64) -> Self {
+        self.now_ms = now_ms;
+        self
+    }
+
+    /// Sets (or, with `None`, clears) what this leader saw at the group's previous rebalance.
+    pub fn with_previous_rebalance(mut self, snapshot: impl Into<Option<&'a RebalanceSnapshot>>) -> Self {
+        self.previous_rebalance = snapshot.into();
+        self
+    }
 }
 
 /// The offset sums a leader saw at one rebalance and when, to pass to the next one
@@ -318,17 +370,10 @@ fn task_partitions(tasks: &Tasks, metadata: &ClusterMetadata) -> BTreeMap<TaskId
 ///         JoinMember::new(id, SubscriptionEnvelope::new(vec!["text-lines".into()], Some(info)).encode().unwrap())
 ///     })
 ///     .collect();
-/// let input = LeaderInput {
-///     members: &members,
-///     topology: &topology,
-///     metadata: &metadata,
-///     end_offsets: &ChangelogEndOffsets::Unavailable,
-///     leader_process_id: process,
-///     excluded_members: &[],
-///     now_ms: 0,
-///     config: &LeaderConfig::default(),
-///     previous_rebalance: None,
-/// };
+/// let config = LeaderConfig::default();
+/// let input = LeaderInput::new(&members, &topology, &metadata, &ChangelogEndOffsets::Unavailable, process)
+///     .with_config(&config)
+///     .with_now_ms(1_700_000_000_000);
 /// let out = assign(&input).unwrap();
 /// assert_eq!(out.report.min_used_version, 11);
 /// for bytes in out.members.values() {
