@@ -808,55 +808,50 @@ impl<K: JavaHashCode + JavaComparable + Eq, V> JavaHashMap<K, V> {
         i.is_some_and(|i| self.n(i).red)
     }
 
-    /// `TreeNode.rotateLeft`.
-    fn rotate_left(&mut self, mut root: usize, p: usize) -> usize {
-        if let Some(r) = self.n(p).right {
-            let rl = self.n(r).left;
-            self.m(p).right = rl;
-            if let Some(rl) = rl {
-                self.m(rl).parent = Some(p);
+    /// A child link of node `i`.
+    fn child(&self, i: usize, side: Side) -> Link {
+        match side {
+            Side::Left => self.n(i).left,
+            Side::Right => self.n(i).right,
+        }
+    }
+
+    fn set_child(&mut self, i: usize, side: Side, to: Link) {
+        match side {
+            Side::Left => self.m(i).left = to,
+            Side::Right => self.m(i).right = to,
+        }
+    }
+
+    /// `TreeNode.rotateLeft` (`toward` left) and `TreeNode.rotateRight`: the child of `p` on the
+    /// other side takes its place. Each checks first whether `p` is its parent's child on the
+    /// `toward` side, as Java does.
+    fn rotate(&mut self, mut root: usize, p: usize, toward: Side) -> usize {
+        let away = toward.other();
+        if let Some(c) = self.child(p, away) {
+            let inner = self.child(c, toward);
+            self.set_child(p, away, inner);
+            if let Some(inner) = inner {
+                self.m(inner).parent = Some(p);
             }
             let pp = self.n(p).parent;
-            self.m(r).parent = pp;
+            self.m(c).parent = pp;
             match pp {
                 None => {
-                    root = r;
-                    self.m(r).red = false;
+                    root = c;
+                    self.m(c).red = false;
                 }
-                Some(pp) if self.n(pp).left == Some(p) => self.m(pp).left = Some(r),
-                Some(pp) => self.m(pp).right = Some(r),
+                Some(pp) if self.child(pp, toward) == Some(p) => self.set_child(pp, toward, Some(c)),
+                Some(pp) => self.set_child(pp, away, Some(c)),
             }
-            self.m(r).left = Some(p);
-            self.m(p).parent = Some(r);
+            self.set_child(c, toward, Some(p));
+            self.m(p).parent = Some(c);
         }
         root
     }
 
-    /// `TreeNode.rotateRight`.
-    fn rotate_right(&mut self, mut root: usize, p: usize) -> usize {
-        if let Some(l) = self.n(p).left {
-            let lr = self.n(l).right;
-            self.m(p).left = lr;
-            if let Some(lr) = lr {
-                self.m(lr).parent = Some(p);
-            }
-            let pp = self.n(p).parent;
-            self.m(l).parent = pp;
-            match pp {
-                None => {
-                    root = l;
-                    self.m(l).red = false;
-                }
-                Some(pp) if self.n(pp).right == Some(p) => self.m(pp).right = Some(l),
-                Some(pp) => self.m(pp).left = Some(l),
-            }
-            self.m(l).right = Some(p);
-            self.m(p).parent = Some(l);
-        }
-        root
-    }
-
-    /// `TreeNode.balanceInsertion`.
+    /// `TreeNode.balanceInsertion`. Java writes out both mirror cases; here `side` is the side of
+    /// the grandparent that the parent is on.
     fn balance_insertion(&mut self, mut root: usize, mut x: usize) -> usize {
         self.m(x).red = true;
         loop {
@@ -868,71 +863,41 @@ impl<K: JavaHashCode + JavaComparable + Eq, V> JavaHashMap<K, V> {
                 return root;
             }
             let Some(mut xpp) = self.n(xp).parent else { return root };
-            let xppl = self.n(xpp).left;
-            if Some(xp) == xppl {
-                let xppr = self.n(xpp).right;
-                if self.red(xppr) {
-                    let xppr = xppr.expect("red node");
-                    self.m(xppr).red = false;
-                    self.m(xp).red = false;
-                    self.m(xpp).red = true;
-                    x = xpp;
-                    continue;
-                }
-                if self.n(xp).right == Some(x) {
-                    x = xp;
-                    root = self.rotate_left(root, x);
-                    match self.n(x).parent {
-                        Some(p) => {
-                            xp = p;
-                            match self.n(xp).parent {
-                                Some(pp) => xpp = pp,
-                                None => {
-                                    self.m(xp).red = false;
-                                    continue;
-                                }
-                            }
-                        }
-                        None => continue,
-                    }
-                }
+            let side = if self.n(xpp).left == Some(xp) { Side::Left } else { Side::Right };
+            let uncle = self.child(xpp, side.other());
+            if self.red(uncle) {
+                let uncle = uncle.expect("red node");
+                self.m(uncle).red = false;
                 self.m(xp).red = false;
                 self.m(xpp).red = true;
-                root = self.rotate_right(root, xpp);
-            } else {
-                if self.red(xppl) {
-                    let xppl = xppl.expect("red node");
-                    self.m(xppl).red = false;
-                    self.m(xp).red = false;
-                    self.m(xpp).red = true;
-                    x = xpp;
-                    continue;
-                }
-                if self.n(xp).left == Some(x) {
-                    x = xp;
-                    root = self.rotate_right(root, x);
-                    match self.n(x).parent {
-                        Some(p) => {
-                            xp = p;
-                            match self.n(xp).parent {
-                                Some(pp) => xpp = pp,
-                                None => {
-                                    self.m(xp).red = false;
-                                    continue;
-                                }
-                            }
-                        }
-                        None => continue,
-                    }
-                }
-                self.m(xp).red = false;
-                self.m(xpp).red = true;
-                root = self.rotate_left(root, xpp);
+                x = xpp;
+                continue;
             }
+            if self.child(xp, side.other()) == Some(x) {
+                x = xp;
+                root = self.rotate(root, x, side);
+                match self.n(x).parent {
+                    Some(p) => {
+                        xp = p;
+                        match self.n(xp).parent {
+                            Some(pp) => xpp = pp,
+                            None => {
+                                self.m(xp).red = false;
+                                continue;
+                            }
+                        }
+                    }
+                    None => continue,
+                }
+            }
+            self.m(xp).red = false;
+            self.m(xpp).red = true;
+            root = self.rotate(root, xpp, side.other());
         }
     }
 
-    /// `TreeNode.balanceDeletion`.
+    /// `TreeNode.balanceDeletion`. Java writes out both mirror cases; here `side` is the side of
+    /// its parent that `x` is on.
     fn balance_deletion(&mut self, mut root: usize, mut x: usize) -> usize {
         loop {
             if x == root {
@@ -946,105 +911,71 @@ impl<K: JavaHashCode + JavaComparable + Eq, V> JavaHashMap<K, V> {
                 self.m(x).red = false;
                 return root;
             }
-            let xpl = self.n(xp).left;
-            if xpl == Some(x) {
-                let mut xpr = self.n(xp).right;
-                if self.red(xpr) {
-                    self.m(xpr.expect("red node")).red = false;
-                    self.m(xp).red = true;
-                    root = self.rotate_left(root, xp);
-                    match self.n(x).parent {
-                        Some(p) => {
-                            xp = p;
-                            xpr = self.n(xp).right;
-                        }
-                        None => {
-                            // Java continues with xp = null, xpr = null, then sets x = xp.
-                            return root;
-                        }
+            let side = if self.n(xp).left == Some(x) { Side::Left } else { Side::Right };
+            let away = side.other();
+            let mut sibling = self.child(xp, away);
+            if self.red(sibling) {
+                self.m(sibling.expect("red node")).red = false;
+                self.m(xp).red = true;
+                root = self.rotate(root, xp, side);
+                match self.n(x).parent {
+                    Some(p) => {
+                        xp = p;
+                        sibling = self.child(xp, away);
                     }
+                    // Java continues with xp = null and a null sibling, then sets x = xp.
+                    None => return root,
                 }
-                let Some(xpr_i) = xpr else {
-                    x = xp;
-                    continue;
-                };
-                let (sl, sr) = (self.n(xpr_i).left, self.n(xpr_i).right);
-                if !self.red(sr) && !self.red(sl) {
-                    self.m(xpr_i).red = true;
-                    x = xp;
-                    continue;
-                }
-                let mut xpr = Some(xpr_i);
-                let mut xp_opt = Some(xp);
-                if !self.red(sr) {
-                    if let Some(sl) = sl {
-                        self.m(sl).red = false;
-                    }
-                    self.m(xpr_i).red = true;
-                    root = self.rotate_right(root, xpr_i);
-                    xp_opt = self.n(x).parent;
-                    xpr = xp_opt.and_then(|p| self.n(p).right);
-                }
-                if let Some(xpr) = xpr {
-                    let red = xp_opt.is_some_and(|p| self.n(p).red);
-                    self.m(xpr).red = red;
-                    if let Some(sr) = self.n(xpr).right {
-                        self.m(sr).red = false;
-                    }
-                }
-                if let Some(xp) = xp_opt {
-                    self.m(xp).red = false;
-                    root = self.rotate_left(root, xp);
-                }
-                x = root;
-            } else {
-                let mut xpl = xpl;
-                if self.red(xpl) {
-                    self.m(xpl.expect("red node")).red = false;
-                    self.m(xp).red = true;
-                    root = self.rotate_right(root, xp);
-                    match self.n(x).parent {
-                        Some(p) => {
-                            xp = p;
-                            xpl = self.n(xp).left;
-                        }
-                        None => return root,
-                    }
-                }
-                let Some(xpl_i) = xpl else {
-                    x = xp;
-                    continue;
-                };
-                let (sl, sr) = (self.n(xpl_i).left, self.n(xpl_i).right);
-                if !self.red(sl) && !self.red(sr) {
-                    self.m(xpl_i).red = true;
-                    x = xp;
-                    continue;
-                }
-                let mut xpl = Some(xpl_i);
-                let mut xp_opt = Some(xp);
-                if !self.red(sl) {
-                    if let Some(sr) = sr {
-                        self.m(sr).red = false;
-                    }
-                    self.m(xpl_i).red = true;
-                    root = self.rotate_left(root, xpl_i);
-                    xp_opt = self.n(x).parent;
-                    xpl = xp_opt.and_then(|p| self.n(p).left);
-                }
-                if let Some(xpl) = xpl {
-                    let red = xp_opt.is_some_and(|p| self.n(p).red);
-                    self.m(xpl).red = red;
-                    if let Some(sl) = self.n(xpl).left {
-                        self.m(sl).red = false;
-                    }
-                }
-                if let Some(xp) = xp_opt {
-                    self.m(xp).red = false;
-                    root = self.rotate_right(root, xp);
-                }
-                x = root;
             }
+            let Some(s) = sibling else {
+                x = xp;
+                continue;
+            };
+            let (near, far) = (self.child(s, side), self.child(s, away));
+            if !self.red(near) && !self.red(far) {
+                self.m(s).red = true;
+                x = xp;
+                continue;
+            }
+            let mut sibling = Some(s);
+            let mut xp_opt = Some(xp);
+            if !self.red(far) {
+                if let Some(near) = near {
+                    self.m(near).red = false;
+                }
+                self.m(s).red = true;
+                root = self.rotate(root, s, away);
+                xp_opt = self.n(x).parent;
+                sibling = xp_opt.and_then(|p| self.child(p, away));
+            }
+            if let Some(s) = sibling {
+                let red = xp_opt.is_some_and(|p| self.n(p).red);
+                self.m(s).red = red;
+                if let Some(far) = self.child(s, away) {
+                    self.m(far).red = false;
+                }
+            }
+            if let Some(xp) = xp_opt {
+                self.m(xp).red = false;
+                root = self.rotate(root, xp, side);
+            }
+            x = root;
+        }
+    }
+}
+
+/// A side of a tree node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Left,
+    Right,
+}
+
+impl Side {
+    fn other(self) -> Self {
+        match self {
+            Self::Left => Self::Right,
+            Self::Right => Self::Left,
         }
     }
 }
