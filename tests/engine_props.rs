@@ -11,6 +11,8 @@
 //!   is not caught up only when no client is caught up and none has a smaller lag), balances any
 //!   capacities within one task per thread, and returns a converged assignment unchanged.
 
+mod engine_common;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use kstreams_assignor::engine::scenario::{self, Rng};
@@ -18,6 +20,7 @@ use kstreams_assignor::engine::{
     Assignment, AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput, assign, effective_assignor,
 };
 use kstreams_assignor::wire::{LATEST_OFFSET, ProcessId, TaskId, TaskLag, UNKNOWN_OFFSET_SUM};
+use engine_common::after_catching_up;
 use proptest::prelude::*;
 
 /// A small group drawn from shrinkable parameters.
@@ -251,25 +254,6 @@ fn active_spreads(input: &AssignmentInput, out: &Assignment) -> (f64, f64) {
         spread(&|c| c.active_tasks.len()),
         spread(&|c| c.active_tasks.iter().filter(|t| input.stateful_tasks.contains(*t)).count()),
     )
-}
-
-/// The input of the next rebalance after `out` ran long enough for everything to catch up:
-/// actives report `-2`, standbys their end offset, owned partitions are the actives.
-fn after_catching_up(input: &AssignmentInput, out: &Assignment) -> AssignmentInput {
-    let mut next = input.clone();
-    let ends = input.changelog_end_offset_sums.clone().unwrap();
-    for client in &mut next.clients {
-        let assigned = out.client(&client.process_id).unwrap();
-        client.task_offset_sums = assigned
-            .active_tasks
-            .iter()
-            .filter(|t| ends.contains_key(*t))
-            .map(|t| (t.clone(), LATEST_OFFSET))
-            .chain(assigned.standby_tasks.iter().map(|t| (t.clone(), ends[t])))
-            .collect();
-        client.owned_active_tasks = assigned.active_tasks.iter().cloned().collect();
-    }
-    next
 }
 
 proptest! {

@@ -1,6 +1,9 @@
 //! The optimized assignor's spare replicas: the `max.warmup.replicas` no warm-up needs keep
 //! copies of the tasks whose loss would restore the most.
 
+mod engine_common;
+
+use engine_common::after_catching_up;
 use kstreams_assignor::engine::{
     AssignmentConfigs, AssignmentInput, Assignment, ClientInput, OptimizedTaskAssignor, TaskAssignor,
 };
@@ -34,23 +37,6 @@ fn spares(out: &Assignment) -> Vec<(ProcessId, TaskId)> {
     out.clients.iter().flat_map(|c| c.spare_tasks.iter().map(move |t| (c.process_id, t.clone()))).collect()
 }
 
-/// The input of the next rebalance after `out` ran until every copy caught up.
-fn caught_up(input: &AssignmentInput, out: &Assignment) -> AssignmentInput {
-    let mut next = input.clone();
-    let ends = input.changelog_end_offset_sums.clone().unwrap();
-    for client in &mut next.clients {
-        let assigned = out.client(&client.process_id).unwrap();
-        client.task_offset_sums = assigned
-            .active_tasks
-            .iter()
-            .map(|t| (t.clone(), LATEST_OFFSET))
-            .chain(assigned.standby_tasks.iter().map(|t| (t.clone(), ends[t])))
-            .collect();
-        client.owned_active_tasks = assigned.active_tasks.iter().cloned().collect();
-    }
-    next
-}
-
 #[test]
 fn idle_warm_up_budget_covers_the_client_whose_crash_would_restore_most() {
     let input = input(AssignmentConfigs::default());
@@ -69,7 +55,7 @@ fn idle_warm_up_budget_covers_the_client_whose_crash_would_restore_most() {
         assert!(client.standby_tasks.contains(task) && !client.warmup_tasks.contains(task));
     }
     // Fed back caught up, the spares stay where they are.
-    let again = OptimizedTaskAssignor.assign(&caught_up(&input, &out)).unwrap();
+    let again = OptimizedTaskAssignor.assign(&after_catching_up(&input, &out)).unwrap();
     assert_eq!(spares(&again), got);
     assert_eq!(again.clients, out.clients);
 }
