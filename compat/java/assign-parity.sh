@@ -13,9 +13,7 @@
 #       cases and Java's answers, one of each kind, which `cargo test` replays without Java.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
-jar="$here/target/kstreams-compat.jar"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 runner=org.apache.kafka.streams.processor.internals.AssignParity
 
 cases=200
@@ -31,8 +29,7 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
-echo "building $jar" >&2
-mvn -q -B -f "$here/pom.xml" package -DskipTests >&2
+ensure_jar
 
 cd "$repo"
 mkdir -p "$out"

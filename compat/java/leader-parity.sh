@@ -13,9 +13,7 @@
 #       Rewrites fixtures/leader/*.describe.txt and *.kafka.json from the real StreamsBuilder.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
-jar="$here/target/kstreams-compat.jar"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 runner=org.apache.kafka.streams.processor.internals.LeaderParity
 
 cases=500
@@ -34,8 +32,7 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
-echo "building $jar" >&2
-mvn -q -B -f "$here/pom.xml" package -DskipTests >&2
+ensure_jar
 
 if [[ "$describe" == 1 ]]; then
     java -cp "$jar" "$runner" describe "$repo/fixtures/leader"

@@ -14,9 +14,7 @@
 #       assign; the 1,000-client case takes minutes in Java), then runs that criterion benchmark.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
-jar="$here/target/kstreams-compat.jar"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 runner=org.apache.kafka.streams.processor.internals.assignment.ParityRunner
 
 scenarios=2000
@@ -35,15 +33,7 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
-for _ in 1 2 3 4 5 6; do
-    [[ -f "$here/pom.xml" ]] && break
-    echo "waiting for $here/pom.xml" >&2
-    sleep 60
-done
-if [[ ! -f "$jar" ]] || [[ -n "$(find "$here/pom.xml" "$here/src" -newer "$jar" -print -quit)" ]]; then
-    echo "building $jar" >&2
-    mvn -q -B -f "$here/pom.xml" package -DskipTests >&2
-fi
+ensure_jar
 
 cd "$repo"
 mkdir -p "$out"

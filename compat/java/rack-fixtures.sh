@@ -9,9 +9,7 @@
 #                                           naming every file that differs from the committed one
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
-jar="$here/target/kstreams-compat.jar"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 runner=org.apache.kafka.streams.processor.internals.assignment.RackStepRunner
 
 check=false
@@ -21,9 +19,7 @@ case "${1:-}" in
     *) sed -n '2,10p' "$0" >&2; exit 2 ;;
 esac
 
-if [[ ! -f "$jar" ]] || [[ -n "$(find "$here/pom.xml" "$here/src" -newer "$jar" -print -quit)" ]]; then
-    (cd "$here" && mvn -q -B -Dstyle.color=never package) >&2
-fi
+ensure_jar
 
 fixtures="$repo/fixtures/rack"
 if $check; then

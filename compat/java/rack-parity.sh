@@ -15,9 +15,7 @@
 #       required to match.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
-jar="$here/target/kstreams-compat.jar"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 runner=org.apache.kafka.streams.processor.internals.assignment.RackParityRunner
 
 instances=500
@@ -32,10 +30,7 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
-if [[ ! -f "$jar" ]] || [[ -n "$(find "$here/pom.xml" "$here/src" -newer "$jar" -print -quit)" ]]; then
-    echo "building $jar" >&2
-    mvn -q -B -f "$here/pom.xml" package -DskipTests >&2
-fi
+ensure_jar
 
 cd "$repo"
 mkdir -p "$out"

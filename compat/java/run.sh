@@ -4,12 +4,8 @@
 # DIR defaults to the repository's fixtures/wire.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
-jar="$here/target/kstreams-compat.jar"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-if [[ ! -f "$jar" ]] || [[ -n "$(find "$here/pom.xml" "$here/src" -newer "$jar" -print -quit)" ]]; then
-    (cd "$here" && mvn -q -B -Dstyle.color=never package) >&2
-fi
+ensure_jar
 
 exec java ${JAVA_OPTS:-} -Dkstreams.compat.fixtures="$repo/fixtures/wire" -jar "$jar" "$@"
