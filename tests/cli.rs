@@ -185,6 +185,32 @@ fn assign_runs_the_optimized_assignor_by_its_short_name() {
 }
 
 #[test]
+fn assign_lists_the_optimized_assignors_spares_where_tasks_have_no_standby() {
+    let mut group: Value = serde_json::from_str(&std::fs::read_to_string(GROUP).unwrap()).unwrap();
+    group["configs"]["num.standby.replicas"] = 0.into();
+    group["configs"]["max.warmup.replicas"] = 4.into();
+    let input = serde_json::to_vec(&group).unwrap();
+    let v = json_out(&run(&["assign", "--input", "-", "--assignor", "optimized"], &input));
+    let clients = v["clients"].as_object().unwrap();
+    let ids = |c: &Value, key: &str| -> Vec<String> {
+        c.get(key).map_or(Vec::new(), |a| a.as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_owned()).collect())
+    };
+    let spares: Vec<String> = clients.values().flat_map(|c| ids(c, "spare")).collect();
+    // Two warm-ups for the client that joined; the other two replicas of the budget are spares,
+    // each a standby that is not a warm-up.
+    assert_eq!(v["watchList"].as_array().unwrap().len(), 2, "{v}");
+    assert_eq!(spares.len(), 2, "{v}");
+    for c in clients.values() {
+        let standby = ids(c, "standby");
+        assert!(ids(c, "spare").iter().all(|t| standby.contains(t)), "{v}");
+        assert_eq!(standby.len(), ids(c, "spare").len() + ids(c, "warmup").len(), "{v}");
+    }
+    // Kafka's assignor has none.
+    let v = json_out(&run(&["assign", "--input", "-"], &input));
+    assert!(v["clients"].as_object().unwrap().values().all(|c| c.get("spare").is_none()), "{v}");
+}
+
+#[test]
 fn simulate_compare_prints_both_assignors_and_writes_json_and_svg() {
     let dir = std::env::temp_dir().join(format!("ksa-cmp-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
