@@ -471,6 +471,10 @@ mod java_parity {
             let processes = 1 + rng.below(4) as u128;
             // One group in 10 has its second process on the first one's endpoint.
             let shared_endpoint = rng.below(10) == 0;
+            // One group in 8 has members of one process that disagree: each reports its own
+            // endpoint and its own offset sums (Kafka takes the endpoint of the process's first
+            // member in its subscriptions map, and lets later members' sums override).
+            let disagreeing = rng.below(8) == 0;
             let base_version = [2, 3, 5, 6, 7, 8, 9, 10, 11, 11, 11, 11][rng.below(12) as usize];
             let mut members = Vec::new();
             let mut owned_pool: Vec<TopicPartition> = (0..partitions)
@@ -489,10 +493,14 @@ mod java_parity {
                     let mut info = SubscriptionInfo::new(version, pid(p * 7919));
                     if version >= 2 {
                         let host = if shared_endpoint && p == 2 { 1 } else { p };
-                        info = info.with_user_end_point(&format!("host-{host}:8080"));
+                        let port = if disagreeing { 8080 + t } else { 8080 };
+                        info = info.with_user_end_point(&format!("host-{host}:{port}"));
                     }
                     if t == 0 {
                         info = info.with_task_offset_sums(sums.clone());
+                    } else if disagreeing {
+                        let own: Vec<(TaskId, i64)> = sums.iter().map(|(task, _)| (task.clone(), [0, 50, 100, 5000][rng.below(4) as usize])).collect();
+                        info = info.with_task_offset_sums(own);
                     }
                     if version >= 9 && rng.below(40) == 0 {
                         info = info.with_error_code(AssignorError::SHUTDOWN_REQUESTED);
@@ -522,6 +530,28 @@ mod java_parity {
             });
         }
         out
+    }
+
+    /// Whether two members of one process report different endpoints, or different offset sums
+    /// for one task.
+    fn members_disagree(members: &[JoinMember]) -> bool {
+        let mut seen: BTreeMap<ProcessId, (Option<String>, BTreeMap<TaskId, i64>)> = BTreeMap::new();
+        for m in members {
+            let Ok(env) = SubscriptionEnvelope::decode(&m.subscription) else { continue };
+            let Some(Ok(info)) = env.user_data.as_deref().map(SubscriptionInfo::decode) else { continue };
+            let (endpoint, sums) = (info.user_end_point(), info.task_offset_sums());
+            match seen.get(&info.process_id) {
+                None => {
+                    seen.insert(info.process_id, (endpoint, sums));
+                }
+                Some((e, s)) => {
+                    if *e != endpoint || sums.iter().any(|(t, v)| s.get(t).is_some_and(|w| w != v)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
     }
 
     fn dir() -> PathBuf {
@@ -563,6 +593,9 @@ mod java_parity {
             }
             if c.partitions > 8 {
                 features.push("9+ partitions");
+            }
+            if members_disagree(&c.members) {
+                features.push("members of a process disagree");
             }
         }
         (members, report.error.as_ref().map(|e| e.0), features)
@@ -686,6 +719,7 @@ mod java_parity {
             "standbys",
             "shared endpoint",
             "9+ partitions",
+            "members of a process disagree",
         ];
         assert_eq!(covered, all.into_iter().collect(), "features the recorded cases exercise");
     }

@@ -3,10 +3,12 @@
 //!
 //! 1. Every subscription is decoded. A member whose `SubscriptionInfo` version is newer than
 //!    [`LATEST_SUPPORTED_VERSION`] joins one synthetic client, [`FUTURE_PROCESS_ID`], as in Kafka
-//!    (which uses a random id there). Other members are grouped by process id: the first member of
-//!    a process gives the client its endpoint and client tags; each member adds one to the
-//!    capacity, its owned partitions and its task offset sums (merged per client, later members
-//!    overriding). The client has a rack only if every member of the process sent the same
+//!    (which uses a random id there). Other members are grouped by process id. They are visited
+//!    in Kafka's order, the iteration order of `ConsumerCoordinator`'s `HashMap` of member ids
+//!    filled in JoinGroup order: the first member of a process gives the client its endpoint and
+//!    client tags; each member adds one to the capacity, its owned partitions and its task
+//!    offset sums (merged per client, later members overriding), so members of one process that
+//!    disagree are resolved as Kafka resolves them. The client has a rack only if every member of the process sent the same
 //!    `rackId` (Kafka's `validateClientRack`; otherwise rack-aware assignment stays off). The
 //!    minimum used version and minimum latest-supported version are tracked.
 //! 2. Error assignments (see [`AssignmentReport::error`]): any subscription with error code
@@ -57,7 +59,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::java_order::{java_client_order, java_host_maps, java_host_maps_form, java_partitions_for_task, java_standby_tasks};
+use super::java_order::{
+    java_client_order, java_host_maps, java_host_maps_form, java_partitions_for_task, java_standby_tasks, java_subscription_order,
+};
 use super::tasks::{ClusterMetadata, TaskError, Tasks};
 use super::threads::{
     ClientHistory, ClientTasks, MemberAssignment, ThreadError, assign_tasks_to_threads, build_member_assignments,
@@ -394,13 +398,20 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
     let mut shutdown = false;
     let mut excluded: Vec<(String, ProcessId)> = Vec::new();
     // Each member with its client, in JoinGroup order (`None`: excluded).
-    let mut member_clients: Vec<(String, Option<ProcessId>)> = Vec::new();
-
+    let mut member_clients: Vec<(String, Option<ProcessId>)> =
+        input.members.iter().map(|m| (m.member_id.clone(), None)).collect();
     for member in input.members {
-        let id = &member.member_id;
-        if !seen.insert(id.clone()) {
-            return Err(LeaderError::DuplicateMember(id.clone()));
+        if !seen.insert(member.member_id.clone()) {
+            return Err(LeaderError::DuplicateMember(member.member_id.clone()));
         }
+    }
+
+    // Kafka visits the members in its subscriptions map's order: where members of one process
+    // disagree, that order decides whose endpoint and tags the client gets and whose offset
+    // sums win.
+    for k in java_subscription_order(input.members.iter().map(|m| m.member_id.as_str())) {
+        let member = &input.members[k];
+        let id = &member.member_id;
         let decode_err = |source| LeaderError::Decode { member: id.clone(), source };
         let envelope = SubscriptionEnvelope::decode(&member.subscription).map_err(decode_err)?;
         let user_data = envelope.user_data.as_deref().ok_or_else(|| LeaderError::NoUserData(id.clone()))?;
@@ -412,7 +423,6 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
         min_supported = min_supported.min(info.latest_supported_version);
         if input.excluded_members.contains(id) {
             excluded.push((id.clone(), info.process_id));
-            member_clients.push((id.clone(), None));
             continue;
         }
         let process_id = if info.version > LATEST_SUPPORTED_VERSION {
@@ -421,7 +431,7 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
         } else {
             info.process_id
         };
-        member_clients.push((id.clone(), Some(process_id)));
+        member_clients[k].1 = Some(process_id);
         let client = match clients.entry(process_id) {
             std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::btree_map::Entry::Vacant(e) => {

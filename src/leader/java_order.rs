@@ -97,6 +97,17 @@ pub(crate) fn java_host_maps<'a>(
     (ordered(active), ordered(standby))
 }
 
+/// The order in which `StreamsPartitionAssignor.assign` visits the members: the iteration of
+/// the subscriptions, a `new HashMap<String, Subscription>()` that `ConsumerCoordinator` fills
+/// with the JoinGroup members in order. Yields indices into `member_ids` (distinct ids).
+pub(crate) fn java_subscription_order<'a>(member_ids: impl Iterator<Item = &'a str>) -> Vec<usize> {
+    let mut subscriptions = JavaHashMap::new();
+    for (i, id) in member_ids.enumerate() {
+        subscriptions.insert(id, i);
+    }
+    subscriptions.iter().map(|(_, &i)| i).collect()
+}
+
 /// The order of `clientMetadataMap`, a `new HashMap<ProcessId, _>()` into which each process is
 /// put when its first member comes up in the iteration of the subscriptions, a
 /// `new HashMap<String, Subscription>()` filled in JoinGroup order (`ConsumerCoordinator`).
@@ -105,12 +116,8 @@ pub(crate) fn java_client_order<P>(members: &[(String, Option<P>)]) -> Vec<P>
 where
     P: crate::engine::java_hash::JavaHashCode + crate::engine::java_hash::JavaComparable + Eq + Clone,
 {
-    let mut subscriptions = JavaHashMap::new();
-    for (i, (id, _)) in members.iter().enumerate() {
-        subscriptions.insert(id.clone(), i);
-    }
     let mut clients = JavaHashSet::new();
-    for (_, &i) in subscriptions.iter() {
+    for i in java_subscription_order(members.iter().map(|(id, _)| id.as_str())) {
         if let Some(p) = &members[i].1 {
             if !clients.contains_key(p) {
                 clients.add(p.clone());
