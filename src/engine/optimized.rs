@@ -254,11 +254,10 @@ impl TaskAssignor for OptimizedTaskAssignor {
 /// standby (its weight: its changelog size, the restore a spare saves once caught up) or only
 /// standbys still restoring (its weight: how much further ahead the spare's client is than the
 /// best of them, as when a standby moves and its old client still holds a fresh copy). One at a
-/// time, each spare goes to a task of the
-/// client whose crash would restore the most (the sum of the weights of its qualifying actives),
-/// its heaviest task first. A copy already caught up counts twice, so a spare stays where it is
-/// unless the need elsewhere is twice as large. Each spare goes to the client with the freshest
-/// copy, then the least load.
+/// time, each spare goes to a task of the client whose crash would restore the most (the sum of
+/// the weights of its qualifying actives), its heaviest task first. A copy already caught up
+/// counts twice, so a spare stays where it is unless the need elsewhere is twice as large. Each
+/// spare goes to the client with the freshest copy, then the least load.
 ///
 /// Complexity: O(T·N + min(budget, T)·T) for T stateful tasks and N clients.
 fn place_spares(
