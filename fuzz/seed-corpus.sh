@@ -16,3 +16,7 @@ seed inspect ""
 mkdir -p corpus/java_string
 printf 'a\xc0\x80\xed\xa0\xbd\xed\xb8\x80' > corpus/java_string/modified-utf8
 printf 'plain ascii' > corpus/java_string/ascii
+mkdir -p corpus/topology
+for f in ../fixtures/leader/*.describe.txt ../fixtures/leader/example.topology.json; do
+    { printf '\x03'; cat "$f"; } > "corpus/topology/$(basename "$f")"
+done

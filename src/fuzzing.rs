@@ -68,3 +68,21 @@ pub fn java_string(data: &[u8]) {
         }
     }
 }
+
+/// A topology as `lead` and `assign` read it — the text `Topology#describe()` prints, or the
+/// crate's JSON — then its tasks over small partition counts: parsing, validation and task
+/// building fail with errors, never a panic. The first byte picks the partition counts.
+pub fn topology(data: &[u8]) {
+    use crate::leader::{ClusterMetadata, Tasks, Topology};
+    let Some((&seed, rest)) = data.split_first() else { return };
+    let text = String::from_utf8_lossy(rest);
+    let json = serde_json::from_slice::<Topology>(rest).ok().filter(|t| t.validate().is_ok());
+    for topology in [Topology::from_describe(&text, "app").ok(), json].into_iter().flatten() {
+        let mut metadata = ClusterMetadata::new();
+        let sources = topology.subtopologies.iter().flat_map(|s| &s.source_topics);
+        for (i, topic) in sources.filter(|t| !topology.is_repartition_topic(t)).enumerate() {
+            metadata = metadata.with_topic(topic.clone(), 1 + (usize::from(seed) + i) as i32 % 8);
+        }
+        let _ = Tasks::build(&topology, &metadata);
+    }
+}

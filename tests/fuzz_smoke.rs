@@ -5,17 +5,19 @@
 use std::path::Path;
 
 use kstreams_assignor::fuzzing;
+use kstreams_assignor::leader::Topology;
 use proptest::prelude::*;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 6] = [
+const TARGETS: [(&str, Target); 7] = [
     ("subscription", fuzzing::subscription),
     ("assignment", fuzzing::assignment),
     ("subscription-envelope", fuzzing::subscription_envelope),
     ("assignment-envelope", fuzzing::assignment_envelope),
     ("inspect", fuzzing::inspect),
     ("java_string", fuzzing::java_string),
+    ("topology", fuzzing::topology),
 ];
 
 fn fixture_files() -> Vec<Vec<u8>> {
@@ -55,6 +57,51 @@ fn fuzz_checks_hold_on_fixtures_and_their_mutations() {
             }
         }
     }
+}
+
+/// The topology texts and JSON of `fixtures/leader/`, whole and with every line dropped, doubled or
+/// cut short, under a few partition-count seeds.
+#[test]
+fn topology_checks_hold_on_fixtures_and_their_mutations() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/leader");
+    let mut texts = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".describe.txt") || name.ends_with(".topology.json") {
+            texts.push(std::fs::read_to_string(&path).unwrap());
+        }
+    }
+    assert!(texts.len() >= 7, "{} topology fixtures", texts.len());
+    let mut parsed = 0;
+    for text in &texts {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut variants = vec![text.clone()];
+        for i in 0..lines.len() {
+            let mut dropped = lines.clone();
+            dropped.remove(i);
+            variants.push(dropped.join("\n"));
+            let mut doubled = lines.clone();
+            doubled.insert(i, lines[i]);
+            variants.push(doubled.join("\n"));
+            let mut cut = lines.clone();
+            let mid = (0..=lines[i].len() / 2).rev().find(|&k| lines[i].is_char_boundary(k)).unwrap_or(0);
+            cut[i] = &lines[i][..mid];
+            variants.push(cut.join("\n"));
+        }
+        for variant in variants {
+            let describe = Topology::from_describe(&variant, "app").is_ok();
+            let json = serde_json::from_str::<Topology>(&variant).is_ok();
+            parsed += usize::from(describe || json);
+            for seed in [0u8, 1, 7, 255] {
+                let mut data = vec![seed];
+                data.extend_from_slice(variant.as_bytes());
+                fuzzing::topology(&data);
+            }
+        }
+    }
+    // Many variants still parse, so task building runs too.
+    assert!(parsed > 100, "only {parsed} variants parse");
 }
 
 proptest! {
