@@ -136,6 +136,10 @@ struct SimulateArgs {
     /// Random-churn seeds for `--compare` (seeds 1..=N).
     #[arg(long, default_value_t = 100)]
     seeds: u64,
+    /// A task assignor config (Kafka's key) that overrides the scenario's in every scenario run,
+    /// e.g. `max.warmup.replicas=4`; repeatable.
+    #[arg(long = "config", value_name = "KEY=VALUE")]
+    configs: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -386,6 +390,8 @@ fn simulate(args: SimulateArgs) -> Result<String, String> {
         let names: Vec<&str> = sim::BUILTIN_SCENARIOS.iter().map(|(n, _)| *n).collect();
         format!("unknown scenario `{name}` (built-in: {})", names.join(", "))
     })?;
+    let mut scenario = scenario;
+    scenario.configs = override_assignment_configs(&scenario.configs, &args.configs)?;
     let kind: engine::AssignorKind = args.assignor.parse().map_err(|e: engine::UnknownAssignor| e.to_string())?;
     let config = sim_config(&args)?;
     eprintln!("simulating {} ({}) with {kind}", scenario.name, scenario.description);
@@ -427,6 +433,32 @@ const ASSIGNMENT_KEYS: [&str; 8] = [
     "rack.aware.assignment.non_overlap_cost",
 ];
 
+/// The JSON value of a task assignor config given as text: a list for
+/// `rack.aware.assignment.tags`, a number where the text is one, else a string.
+fn assignment_config_value(key: &str, value: &str) -> Value {
+    if key == "rack.aware.assignment.tags" {
+        Value::Array(value.split(',').filter(|t| !t.is_empty()).map(|t| Value::String(t.trim().to_owned())).collect())
+    } else {
+        serde_json::from_str::<Value>(value).ok().filter(Value::is_number).unwrap_or_else(|| Value::String(value.to_owned()))
+    }
+}
+
+/// The task assignor configs of `base` with `key=value` overrides (Kafka's keys).
+fn override_assignment_configs(base: &engine::AssignmentConfigs, overrides: &[String]) -> Result<engine::AssignmentConfigs, String> {
+    let mut map = match serde_json::to_value(base).expect("configs serialize") {
+        Value::Object(map) => map,
+        other => unreachable!("configs serialize to an object, not {other}"),
+    };
+    for kv in overrides {
+        let (k, v) = kv.split_once('=').ok_or_else(|| format!("--config `{kv}`: expected key=value"))?;
+        if !ASSIGNMENT_KEYS.contains(&k) {
+            return Err(format!("--config {k}: not a task assignor config (known: {})", ASSIGNMENT_KEYS.join(", ")));
+        }
+        map.insert(k.to_owned(), assignment_config_value(k, v));
+    }
+    serde_json::from_value(Value::Object(map)).map_err(|e| format!("--config: {e}"))
+}
+
 /// The member configuration from `key=value` pairs.
 fn member_config(args: &LeadArgs) -> Result<(group::MemberConfig, Option<String>), String> {
     let mut config = group::MemberConfig::new(args.bootstrap[0].clone(), args.group.clone());
@@ -441,12 +473,7 @@ fn member_config(args: &LeadArgs) -> Result<(group::MemberConfig, Option<String>
         let uint = |what| num(what).and_then(|n| u64::try_from(n).map_err(|_| format!("--config {k}: {v} is out of range")));
         match k {
             _ if ASSIGNMENT_KEYS.contains(&k) => {
-                let value = if k == "rack.aware.assignment.tags" {
-                    Value::Array(v.split(',').filter(|t| !t.is_empty()).map(|t| Value::String(t.trim().to_owned())).collect())
-                } else {
-                    serde_json::from_str::<Value>(v).ok().filter(Value::is_number).unwrap_or_else(|| Value::String(v.to_owned()))
-                };
-                assignment.insert(k.to_owned(), value);
+                assignment.insert(k.to_owned(), assignment_config_value(k, v));
             }
             "internal.task.assignor.class" => {
                 config.leader.assignor = v.parse().map_err(|e: engine::UnknownAssignor| e.to_string())?;
@@ -569,10 +596,13 @@ fn sim_config(args: &SimulateArgs) -> Result<sim::SimConfig, String> {
 
 fn simulate_compare(args: &SimulateArgs) -> Result<String, String> {
     let config = sim_config(args)?;
-    let scenarios = match args.scenario.as_deref() {
+    let mut scenarios = match args.scenario.as_deref() {
         None | Some("all") => sim::suite_scenarios(args.seeds),
         Some(name) => vec![sim::builtin(name, args.seed).ok_or_else(|| format!("unknown scenario `{name}`"))?],
     };
+    for scenario in &mut scenarios {
+        scenario.configs = override_assignment_configs(&scenario.configs, &args.configs)?;
+    }
     eprintln!("comparing over {} scenario(s)", scenarios.len());
     let baseline = engine::AssignorKind::HighAvailability.assignor();
     let candidate = engine::AssignorKind::Optimized.assignor();

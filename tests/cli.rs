@@ -211,6 +211,27 @@ fn assign_lists_the_optimized_assignors_spares_where_tasks_have_no_standby() {
 }
 
 #[test]
+fn simulate_overrides_the_scenarios_assignor_configs() {
+    // scale-out warms up two tasks at a time by default, at most one with the override.
+    let warmups = |args: &[&str]| -> Vec<u64> {
+        let json = std::env::temp_dir().join(format!("ksa-sim-{}-{}.json", std::process::id(), args.len()));
+        let mut all = vec!["simulate", "scale-out", "--json", json.to_str().unwrap()];
+        all.extend_from_slice(args);
+        assert!(run(&all, b"").status.success());
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        std::fs::remove_file(&json).unwrap();
+        v["rounds"].as_array().unwrap().iter().map(|r| r["warmups"].as_u64().unwrap()).collect()
+    };
+    assert_eq!(warmups(&[]).iter().max(), Some(&2));
+    assert_eq!(warmups(&["--config", "max.warmup.replicas=1"]).iter().max(), Some(&1));
+    // Kafka's keys only, and Kafka's bounds.
+    let out = run(&["simulate", "--config", "max.warmups=1"], b"");
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("not a task assignor config"));
+    let out = run(&["simulate", "--compare", "--config", "max.warmup.replicas=0"], b"");
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("at least 1"));
+}
+
+#[test]
 fn simulate_compare_prints_both_assignors_and_writes_json_and_svg() {
     let dir = std::env::temp_dir().join(format!("ksa-cmp-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
