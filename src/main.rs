@@ -464,7 +464,7 @@ fn member_config(args: &LeadArgs) -> Result<(group::MemberConfig, Option<String>
     let mut config = group::MemberConfig::new(args.bootstrap[0].clone(), args.group.clone());
     config.bootstrap = args.bootstrap.clone();
     config.leader_only = !args.with_tasks;
-    let mut assignment = serde_json::Map::new();
+    let mut assignment = Vec::new();
     let mut endpoint = None;
     for kv in &args.configs {
         let (k, v) = kv.split_once('=').ok_or_else(|| format!("--config `{kv}`: expected key=value"))?;
@@ -472,9 +472,7 @@ fn member_config(args: &LeadArgs) -> Result<(group::MemberConfig, Option<String>
         let int = |what| num(what).and_then(|n| i32::try_from(n).map_err(|_| format!("--config {k}: {v} is out of range")));
         let uint = |what| num(what).and_then(|n| u64::try_from(n).map_err(|_| format!("--config {k}: {v} is out of range")));
         match k {
-            _ if ASSIGNMENT_KEYS.contains(&k) => {
-                assignment.insert(k.to_owned(), assignment_config_value(k, v));
-            }
+            _ if ASSIGNMENT_KEYS.contains(&k) => assignment.push(kv.clone()),
             "internal.task.assignor.class" => {
                 config.leader.assignor = v.parse().map_err(|e: engine::UnknownAssignor| e.to_string())?;
             }
@@ -498,7 +496,7 @@ fn member_config(args: &LeadArgs) -> Result<(group::MemberConfig, Option<String>
             _ => return Err(format!("--config {k}: unknown config")),
         }
     }
-    config.leader.assignment = serde_json::from_value(Value::Object(assignment)).map_err(|e| format!("--config: {e}"))?;
+    config.leader.assignment = override_assignment_configs(&engine::AssignmentConfigs::default(), &assignment)?;
     Ok((config, endpoint))
 }
 
