@@ -397,9 +397,8 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
     let mut future_version = None;
     let mut shutdown = false;
     let mut excluded: Vec<(String, ProcessId)> = Vec::new();
-    // Each member with its client, in JoinGroup order (`None`: excluded).
-    let mut member_clients: Vec<(String, Option<ProcessId>)> =
-        input.members.iter().map(|m| (m.member_id.clone(), None)).collect();
+    // The client of each member Kafka visits, in that order (excluded members left out).
+    let mut visited_clients: Vec<ProcessId> = Vec::new();
     for member in input.members {
         if !seen.insert(member.member_id.clone()) {
             return Err(LeaderError::DuplicateMember(member.member_id.clone()));
@@ -431,7 +430,7 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
         } else {
             info.process_id
         };
-        member_clients[k].1 = Some(process_id);
+        visited_clients.push(process_id);
         let client = match clients.entry(process_id) {
             std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::btree_map::Entry::Vacant(e) => {
@@ -592,7 +591,7 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
     if min_used >= 2 {
         let by_process: BTreeMap<ProcessId, &engine::ClientAssignment> =
             assignment.clients.iter().map(|ca| (ca.process_id, ca)).collect();
-        let hosted = java_client_order(&member_clients).into_iter().filter_map(|pid| {
+        let hosted = java_client_order(visited_clients.iter().copied()).into_iter().filter_map(|pid| {
             let host = clients.get(&pid)?.endpoint.as_ref()?;
             let (active, standby) =
                 by_process.get(&pid).map_or((&[][..], &[][..]), |ca| (ca.active_tasks.as_slice(), ca.standby_tasks.as_slice()));

@@ -109,19 +109,17 @@ pub(crate) fn java_subscription_order<'a>(member_ids: impl Iterator<Item = &'a s
 }
 
 /// The order of `clientMetadataMap`, a `new HashMap<ProcessId, _>()` into which each process is
-/// put when its first member comes up in the iteration of the subscriptions, a
-/// `new HashMap<String, Subscription>()` filled in JoinGroup order (`ConsumerCoordinator`).
-/// `members` are the JoinGroup members in order, with their client (`None`: not a client).
-pub(crate) fn java_client_order<P>(members: &[(String, Option<P>)]) -> Vec<P>
+/// put when its first member comes up in the iteration of the subscriptions
+/// ([`java_subscription_order`]). `visited`: the client of each member in that order (excluded
+/// members left out).
+pub(crate) fn java_client_order<P>(visited: impl IntoIterator<Item = P>) -> Vec<P>
 where
     P: crate::engine::java_hash::JavaHashCode + crate::engine::java_hash::JavaComparable + Eq + Clone,
 {
     let mut clients = JavaHashSet::new();
-    for i in java_subscription_order(members.iter().map(|(id, _)| id.as_str())) {
-        if let Some(p) = &members[i].1 {
-            if !clients.contains_key(p) {
-                clients.add(p.clone());
-            }
+    for p in visited {
+        if !clients.contains_key(&p) {
+            clients.add(p);
         }
     }
     clients.keys().cloned().collect()
@@ -516,7 +514,8 @@ mod tests {
         .into_iter()
         .map(|(m, p)| (m.to_string(), p))
         .collect();
-        assert_eq!(java_client_order(&members), [pid(1), pid(0x11), pid(0x21)]);
+        let visited = java_subscription_order(members.iter().map(|(id, _)| id.as_str())).into_iter().filter_map(|i| members[i].1);
+        assert_eq!(java_client_order(visited), [pid(1), pid(0x11), pid(0x21)]);
     }
 
     #[test]
