@@ -386,11 +386,10 @@ fn simulate(args: SimulateArgs) -> Result<String, String> {
         return simulate_compare(&args);
     }
     let name = args.scenario.as_deref().unwrap_or(sim::BUILTIN_SCENARIOS[0].0);
-    let scenario = sim::builtin(name, args.seed).ok_or_else(|| {
+    let mut scenario = sim::builtin(name, args.seed).ok_or_else(|| {
         let names: Vec<&str> = sim::BUILTIN_SCENARIOS.iter().map(|(n, _)| *n).collect();
         format!("unknown scenario `{name}` (built-in: {})", names.join(", "))
     })?;
-    let mut scenario = scenario;
     scenario.configs = override_assignment_configs(&scenario.configs, &args.configs)?;
     let kind: engine::AssignorKind = args.assignor.parse().map_err(|e: engine::UnknownAssignor| e.to_string())?;
     let config = sim_config(&args)?;

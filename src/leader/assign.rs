@@ -8,9 +8,10 @@
 //!    filled in JoinGroup order: the first member of a process gives the client its endpoint and
 //!    client tags; each member adds one to the capacity, its owned partitions and its task
 //!    offset sums (merged per client, later members overriding), so members of one process that
-//!    disagree are resolved as Kafka resolves them. The client has a rack only if every member of the process sent the same
-//!    `rackId` (Kafka's `validateClientRack`; otherwise rack-aware assignment stays off). The
-//!    minimum used version and minimum latest-supported version are tracked.
+//!    disagree are resolved as Kafka resolves them. The client has a rack only if every member of
+//!    the process sent the same `rackId` (Kafka's `validateClientRack`; otherwise rack-aware
+//!    assignment stays off). The minimum used version and minimum latest-supported version are
+//!    tracked.
 //! 2. Error assignments (see [`AssignmentReport::error`]): any subscription with error code
 //!    `SHUTDOWN_REQUESTED`; missing source topics (`INCOMPLETE_SOURCE_TOPIC_METADATA`); repartition
 //!    topic counts that cannot be derived, a member from the future next to a v1/v2 member, or a
