@@ -123,6 +123,32 @@ fn restored_lag() {
 }
 
 #[test]
+fn on_the_same_inputs_the_optimized_assignor_restores_more_only_within_the_acceptable_recovery_lag() {
+    // Both assignors asked at every rebalance of both runs. Where the optimized assignor's
+    // answer restores more, it moves a task onto a copy within `acceptable.recovery.lag` (a
+    // member back after a short crash) that Kafka's leaves for a later rebalance.
+    let same = suite().same_inputs();
+    assert!(same.rebalances > 2000, "{same:?}");
+    assert!(same.candidate_restoring_lag < same.baseline_restoring_lag, "{same:?}");
+    let acceptable = sim::builtin("random-churn", 13).unwrap().configs.acceptable_recovery_lag;
+    assert!(same.candidate_most_extra <= acceptable, "{same:?}");
+    let more: Vec<&str> =
+        suite().rows.iter().filter(|r| r.same_inputs.candidate_restores_more > 0).map(|r| r.scenario.as_str()).collect();
+    assert_eq!(more, ["random-churn-13", "random-churn-74"]);
+    assert_eq!(same.candidate_restores_more, 3);
+    // On the scenarios where the runs' totals favour Kafka's assignor, its answers on the same
+    // inputs restore no less.
+    for r in suite().rows.iter().filter(|r| MORE_RESTORED_LAG.contains(&r.scenario.as_str())) {
+        let s = &r.same_inputs;
+        assert!(
+            s.candidate_restoring_lag <= s.baseline_restoring_lag + s.candidate_most_extra * s.candidate_restores_more as i64,
+            "{}: {s:?}",
+            r.scenario
+        );
+    }
+}
+
+#[test]
 fn the_comparison_reports_its_targets() {
     let targets = suite().targets();
     assert_eq!(targets.len(), 7);

@@ -105,3 +105,32 @@ fn the_expected_departure_restore_averages_over_who_could_have_gone() {
     // The crash itself cost S1's five tasks, 0_1 from its warm-up.
     assert_eq!(report.total_restoring_lag, 4 * 2_009_000 + 1_409_000);
 }
+
+#[test]
+fn a_shadow_asked_on_the_same_inputs_counts_restoring_as_the_run_does() {
+    // Both assignors are deterministic: asked again on each rebalance's input, an assignor's
+    // answer restores exactly what the run itself restored, and the run is unchanged.
+    let config = SimConfig::default();
+    let mut restored = 0;
+    for kind in [AssignorKind::HighAvailability, AssignorKind::Optimized] {
+        for seed in 1..=25 {
+            let scenario = sim::builtin("random-churn", seed).unwrap();
+            let plain = sim::run(kind.assignor(), &scenario, &config).unwrap();
+            let shadowed = sim::run_with_shadow(kind.assignor(), Some(kind.assignor()), &scenario, &config).unwrap();
+            assert_eq!(plain.rounds.len(), shadowed.rounds.len(), "{kind:?} {seed}");
+            for (p, s) in plain.rounds.iter().zip(&shadowed.rounds) {
+                assert_eq!(p.shadow_restoring_lag, None);
+                assert_eq!(s.shadow_restoring_lag, Some(p.restoring_lag), "{kind:?} {seed} round {}", p.round);
+                assert_eq!((p.restoring_lag, p.tasks_moved, p.warmups), (s.restoring_lag, s.tasks_moved, s.warmups));
+                restored += p.restoring_lag;
+            }
+        }
+    }
+    assert!(restored > 0);
+    // Another assignor on the same inputs answers differently somewhere.
+    let scenario = sim::builtin("random-churn", 13).unwrap();
+    let report =
+        sim::run_with_shadow(AssignorKind::HighAvailability.assignor(), Some(AssignorKind::Optimized.assignor()), &scenario, &config)
+            .unwrap();
+    assert!(report.rounds.iter().any(|r| r.shadow_restoring_lag != Some(r.restoring_lag)));
+}

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::{BUILTIN_SCENARIOS, Report, SimConfig, SimError, builtin, run};
+use super::{BUILTIN_SCENARIOS, Report, SimConfig, SimError, builtin, run_with_shadow};
 use crate::engine::TaskAssignor;
 
 /// The figures of one run that the comparison reports.
@@ -69,6 +69,48 @@ pub struct ComparisonRow {
     pub baseline: Summary,
     /// The candidate's run.
     pub candidate: Summary,
+    /// Both assignors asked on the same inputs.
+    pub same_inputs: SameInputs,
+}
+
+/// Restoring on the same inputs: at every rebalance of both runs (each run follows its own
+/// assignor), both assignors are asked and what each answer would have active tasks restore is
+/// counted on that rebalance's state. The runs' own totals also reflect the copies each
+/// assignor's earlier moves left behind; these pairs do not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct SameInputs {
+    /// Rebalances asked (both runs, the starting assignment excepted).
+    pub rebalances: usize,
+    /// What the baseline's answers would restore, summed.
+    pub baseline_restoring_lag: i64,
+    /// What the candidate's answers would restore, summed.
+    pub candidate_restoring_lag: i64,
+    /// Rebalances where the candidate's answer would restore more than the baseline's.
+    pub candidate_restores_more: usize,
+    /// The most the candidate's answer would restore beyond the baseline's in one rebalance.
+    pub candidate_most_extra: i64,
+}
+
+impl SameInputs {
+    fn add(&mut self, baseline: i64, candidate: i64) {
+        self.rebalances += 1;
+        self.baseline_restoring_lag += baseline;
+        self.candidate_restoring_lag += candidate;
+        if candidate > baseline {
+            self.candidate_restores_more += 1;
+            self.candidate_most_extra = self.candidate_most_extra.max(candidate - baseline);
+        }
+    }
+
+    fn merge(&mut self, other: &Self) {
+        self.rebalances += other.rebalances;
+        self.baseline_restoring_lag += other.baseline_restoring_lag;
+        self.candidate_restoring_lag += other.candidate_restoring_lag;
+        self.candidate_restores_more += other.candidate_restores_more;
+        self.candidate_most_extra = self.candidate_most_extra.max(other.candidate_most_extra);
+    }
 }
 
 /// One target and whether it holds.
@@ -122,9 +164,16 @@ pub fn compare(
     let mut rows = Vec::with_capacity(scenarios.len());
     let mut first_reports = None;
     for scenario in scenarios {
-        let a = run(baseline, scenario, config)?;
-        let b = run(candidate, scenario, config)?;
-        rows.push(ComparisonRow { scenario: scenario.name.clone(), baseline: (&a).into(), candidate: (&b).into() });
+        let a = run_with_shadow(baseline, Some(candidate), scenario, config)?;
+        let b = run_with_shadow(candidate, Some(baseline), scenario, config)?;
+        let mut same_inputs = SameInputs::default();
+        for r in &a.rounds {
+            same_inputs.add(r.restoring_lag, r.shadow_restoring_lag.unwrap_or(0));
+        }
+        for r in &b.rounds {
+            same_inputs.add(r.shadow_restoring_lag.unwrap_or(0), r.restoring_lag);
+        }
+        rows.push(ComparisonRow { scenario: scenario.name.clone(), baseline: (&a).into(), candidate: (&b).into(), same_inputs });
         if first_reports.is_none() {
             first_reports = Some((a, b));
         }
@@ -160,6 +209,13 @@ fn percent_less(base: f64, cand: f64) -> f64 {
 }
 
 impl Comparison {
+    /// [`SameInputs`] over every scenario.
+    pub fn same_inputs(&self) -> SameInputs {
+        let mut all = SameInputs::default();
+        self.rows.iter().for_each(|r| all.merge(&r.same_inputs));
+        all
+    }
+
     fn total(&self, f: impl Fn(&Summary) -> f64) -> (f64, f64) {
         self.rows.iter().fold((0.0, 0.0), |(a, b), r| (a + f(&r.baseline), b + f(&r.candidate)))
     }
@@ -290,6 +346,17 @@ impl Comparison {
             change(tb, tc, "less", "more", "time to converge"),
             change(lb, lc, "less", "more", "restored lag"),
             change(eb, ec, "less", "more", "on average")
+        );
+        let same = self.same_inputs();
+        let _ = writeln!(
+            out,
+            "On the same inputs (both assignors asked at each of the {} rebalances of both runs): B's answers would restore {} ({:.0} → {:.0}); B's would restore more in {} rebalance(s), by at most {} records.",
+            same.rebalances,
+            change(same.baseline_restoring_lag as f64, same.candidate_restoring_lag as f64, "less", "more", "than A's"),
+            same.baseline_restoring_lag as f64,
+            same.candidate_restoring_lag as f64,
+            same.candidate_restores_more,
+            same.candidate_most_extra
         );
         let _ = writeln!(out, "\nTargets:");
         for t in self.targets() {

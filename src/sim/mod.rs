@@ -27,10 +27,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::engine::{AssignError, AssignmentInput, ClientInput, PreviousRebalance, TaskAssignor};
+use crate::engine::{AssignError, Assignment, AssignmentInput, ClientInput, PreviousRebalance, TaskAssignor};
 use crate::wire::{LATEST_OFFSET, ProcessId, TaskId, TaskLag};
 
-pub use compare::{Comparison, ComparisonRow, Summary, Target, compare, compare_suite, suite_scenarios};
+pub use compare::{Comparison, ComparisonRow, SameInputs, Summary, Target, compare, compare_suite, suite_scenarios};
 pub use scenario::{BUILTIN_SCENARIOS, Event, EventKind, MemberSpec, Scenario, builtin};
 pub use svg::render_svg;
 
@@ -104,6 +104,10 @@ pub struct Round {
     /// assignment before the event to the per-member counts the stretch ends with (see
     /// [`Report::lower_bound`]).
     pub movement_lower_bound: Option<usize>,
+    /// With a shadow assignor ([`run_with_shadow`]): the records its assignment would have had
+    /// active tasks restore, on this rebalance's input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shadow_restoring_lag: Option<i64>,
 }
 
 /// The whole run.
@@ -459,7 +463,14 @@ impl World<'_> {
         h
     }
 
-    fn rebalance(&mut self, assignor: &dyn TaskAssignor, round: usize, trigger: String, event: bool) -> Result<Round, SimError> {
+    fn rebalance(
+        &mut self,
+        assignor: &dyn TaskAssignor,
+        shadow: Option<&dyn TaskAssignor>,
+        round: usize,
+        trigger: String,
+        event: bool,
+    ) -> Result<Round, SimError> {
         let input = self.input();
         let out = assignor.assign(&input).map_err(|source| SimError::Assign { round, source })?;
         if event {
@@ -485,6 +496,14 @@ impl World<'_> {
             restoring_tasks: 0,
             probing_rebalance: out.followup.probing_rebalance_needed,
             movement_lower_bound: None,
+            shadow_restoring_lag: None,
+        };
+        let (restoring_lag, restoring_tasks) = self.restores_started(&out);
+        round_out.restoring_lag = restoring_lag;
+        round_out.restoring_tasks = restoring_tasks;
+        round_out.shadow_restoring_lag = match shadow {
+            Some(shadow) => Some(self.restores_started(&shadow.assign(&input).map_err(|source| SimError::Assign { round, source })?).0),
+            None => None,
         };
         let mut per_thread: Vec<(f64, f64)> = Vec::new();
         for assigned in &out.clients {
@@ -500,14 +519,8 @@ impl World<'_> {
                     let was_running = m.active.contains(t) && !m.restoring.contains(t);
                     let end = self.end_offsets[t];
                     let local = *m.offsets.entry(t.clone()).or_insert(0);
-                    let already_restoring = m.active.contains(t) && m.restoring.contains(t);
                     if !was_running && local < end {
                         m.restoring.insert(t.clone());
-                        // A restore still under way from an earlier rebalance was counted then.
-                        if !already_restoring {
-                            round_out.restoring_lag += end - local;
-                            round_out.restoring_tasks += 1;
-                        }
                     } else if !was_running {
                         m.restoring.remove(t);
                     }
@@ -544,6 +557,25 @@ impl World<'_> {
         Ok(round_out)
     }
 
+    /// The records `out` would have its active tasks restore, and how many tasks: a stateful
+    /// task restores from its new owner's local copy unless that owner runs it already, and a
+    /// restore still under way on the same member was counted when it started.
+    fn restores_started(&self, out: &Assignment) -> (i64, usize) {
+        let mut started = (0, 0);
+        for assigned in &out.clients {
+            let Some(m) = self.members.iter().find(|m| m.spec.process_id == assigned.process_id) else { continue };
+            for t in &assigned.active_tasks {
+                let Some(&end) = self.end_offsets.get(t) else { continue };
+                let local = m.offsets.get(t).copied().unwrap_or(0);
+                if !m.active.contains(t) && local < end {
+                    started.0 += end - local;
+                    started.1 += 1;
+                }
+            }
+        }
+        started
+    }
+
     /// Starts the app as already running: every task caught up on its first owner.
     fn settle(&mut self) {
         for m in self.members.iter_mut().filter(|m| m.up) {
@@ -563,6 +595,21 @@ impl World<'_> {
 /// # Errors
 /// [`SimError`] when the scenario is malformed or the assignor fails.
 pub fn run(assignor: &dyn TaskAssignor, scenario: &Scenario, config: &SimConfig) -> Result<Report, SimError> {
+    run_with_shadow(assignor, None, scenario, config)
+}
+
+/// [`run`], and at every rebalance after the start also asks `shadow` on the same input what it
+/// would assign: [`Round::shadow_restoring_lag`] is the restoring its answer would have started.
+/// The run follows `assignor` only.
+///
+/// # Errors
+/// [`SimError`] when the scenario is malformed or either assignor fails.
+pub fn run_with_shadow(
+    assignor: &dyn TaskAssignor,
+    shadow: Option<&dyn TaskAssignor>,
+    scenario: &Scenario,
+    config: &SimConfig,
+) -> Result<Report, SimError> {
     let mut world = World {
         scenario,
         config: *config,
@@ -579,7 +626,7 @@ pub fn run(assignor: &dyn TaskAssignor, scenario: &Scenario, config: &SimConfig)
         world.apply(&EventKind::Join(spec.clone()))?;
     }
     if !world.members.is_empty() {
-        world.rebalance(assignor, 0, "start".into(), false)?;
+        world.rebalance(assignor, None, 0, "start".into(), false)?;
         if scenario.running {
             world.settle();
         }
@@ -619,7 +666,7 @@ pub fn run(assignor: &dyn TaskAssignor, scenario: &Scenario, config: &SimConfig)
         if world.members.iter().all(|m| !m.up) {
             continue;
         }
-        let round = world.rebalance(assignor, rounds.len() + 1, triggers.join(", "), event)?;
+        let round = world.rebalance(assignor, shadow, rounds.len() + 1, triggers.join(", "), event)?;
         let settled = !round.probing_rebalance;
         rounds.push(round);
         if settled {
