@@ -134,3 +134,16 @@ fn a_shadow_asked_on_the_same_inputs_counts_restoring_as_the_run_does() {
             .unwrap();
     assert!(report.rounds.iter().any(|r| r.shadow_restoring_lag != Some(r.restoring_lag)));
 }
+
+#[test]
+fn the_subtopology_spread_is_the_widest_per_thread_spread_of_one_subtopology() {
+    // Kafka's assignor on the scale-out ends with every sub-topology spread evenly (2 of each of
+    // the 3 sub-topologies on each of the 4 two-thread members).
+    let report = run("scale-out", 0);
+    assert_eq!(report.final_subtopology_spread, 0.0);
+    // On the scale-down, one sub-topology ends with 3 tasks on one two-thread member and 2 on
+    // another: 1.5 − 1.0 per thread.
+    let report = run("scale-down", 0);
+    assert_eq!(report.final_subtopology_spread, 0.5);
+    assert!(report.rounds.iter().all(|r| r.subtopology_spread >= 0.0 && r.subtopology_spread <= 24.0));
+}

@@ -31,6 +31,8 @@ pub struct Summary {
     pub final_spread: f64,
     /// Final max − min stateful active tasks per thread.
     pub final_stateful_spread: f64,
+    /// Final sub-topology spread ([`Round::subtopology_spread`](super::Round::subtopology_spread)).
+    pub final_subtopology_spread: f64,
     /// The movement lower bound where it applies ([`Report::lower_bound`]).
     pub lower_bound: Option<usize>,
     /// Tasks moved where the lower bound applies.
@@ -51,6 +53,7 @@ impl From<&Report> for Summary {
             restoring_lag: r.total_restoring_lag,
             final_spread: r.final_load_spread,
             final_stateful_spread: r.final_stateful_load_spread,
+            final_subtopology_spread: r.final_subtopology_spread,
             lower_bound: r.lower_bound,
             bounded_tasks_moved: r.bounded_tasks_moved,
             expected_departure_restore: r.expected_departure_restore,
@@ -297,7 +300,7 @@ impl Comparison {
             };
             let _ = writeln!(
                 out,
-                "| {name} | {} | {} | {bound} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}/{:.2} | {:.2}/{:.2} |",
+                "| {name} | {} | {} | {bound} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}/{:.2}/{:.2} | {:.2}/{:.2}/{:.2} |",
                 a.tasks_moved,
                 b.tasks_moved,
                 a.warmups,
@@ -310,8 +313,10 @@ impl Comparison {
                 b.restoring_lag,
                 a.final_spread,
                 a.final_stateful_spread,
+                a.final_subtopology_spread,
                 b.final_spread,
-                b.final_stateful_spread
+                b.final_stateful_spread,
+                b.final_subtopology_spread
             );
         };
         for r in &self.rows {
@@ -324,11 +329,12 @@ impl Comparison {
         let (tb, tc) = sum(&|s| s.time_to_converge_ms as f64);
         let (lb, lc) = sum(&|s| s.restoring_lag as f64);
         let (eb, ec) = sum(&|s| s.expected_departure_restore as f64);
+        let (sb, sc) = sum(&|s| s.final_subtopology_spread);
         let bound: usize = self.rows.iter().filter_map(|r| r.candidate.lower_bound).sum();
         let bounded: usize = self.rows.iter().filter(|r| r.candidate.lower_bound.is_some()).map(|r| r.candidate.bounded_tasks_moved).sum();
         let _ = writeln!(
             out,
-            "| **total ({} scenarios)** | {mb:.0} | {mc:.0} | {bound} ({bounded}) | {wb:.0} | {wc:.0} | {pb:.0} | {pc:.0} | {} | {} | {lb:.0} | {lc:.0} | | |",
+            "| **total ({} scenarios)** | {mb:.0} | {mc:.0} | {bound} ({bounded}) | {wb:.0} | {wc:.0} | {pb:.0} | {pc:.0} | {} | {} | {lb:.0} | {lc:.0} | sub-topology {sb:.2} | sub-topology {sc:.2} |",
             self.rows.len(),
             super::format_ms(tb as i64),
             super::format_ms(tc as i64)
@@ -346,6 +352,15 @@ impl Comparison {
             change(tb, tc, "less", "more", "time to converge"),
             change(lb, lc, "less", "more", "restored lag"),
             change(eb, ec, "less", "more", "on average")
+        );
+        let (smaller, larger) = self.rows.iter().fold((0, 0), |(s, l), r| {
+            let (a, b) = (r.baseline.final_subtopology_spread, r.candidate.final_subtopology_spread);
+            (s + usize::from(b < a - 1e-9), l + usize::from(b > a + 1e-9))
+        });
+        let _ = writeln!(
+            out,
+            "Final sub-topology spread: B's is smaller in {smaller} scenario(s), larger in {larger}, equal in {}; summed {sb:.2} → {sc:.2}.",
+            self.rows.len() - smaller - larger
         );
         let same = self.same_inputs();
         let _ = writeln!(

@@ -91,6 +91,10 @@ pub struct Round {
     pub load_spread: f64,
     /// Max − min stateful active tasks per thread (stateful tasks carry the load that matters).
     pub stateful_load_spread: f64,
+    /// The largest, over the sub-topologies, max − min of one sub-topology's active tasks per
+    /// thread (the partitions of a sub-topology carry similar load, different sub-topologies
+    /// need not).
+    pub subtopology_spread: f64,
     /// Records active tasks must restore before they can process: the unavailability. Each
     /// restore counts once, in the rebalance that starts it (one still under way at a later
     /// rebalance, on the same member, is not counted again).
@@ -139,6 +143,8 @@ pub struct Report {
     pub final_load_spread: f64,
     /// Stateful load spread of the final assignment.
     pub final_stateful_load_spread: f64,
+    /// Sub-topology spread of the final assignment ([`Round::subtopology_spread`]).
+    pub final_subtopology_spread: f64,
     /// The movement lower bound summed over the stretches where it applies: from an event's
     /// rebalance up to the next event, when that stretch ends converged. The target is the
     /// assignment the stretch converges to, by its per-member counts of stateful and of
@@ -492,6 +498,7 @@ impl World<'_> {
             warmups: out.followup.watch_list.len(),
             load_spread: 0.0,
             stateful_load_spread: 0.0,
+            subtopology_spread: 0.0,
             restoring_lag: 0,
             restoring_tasks: 0,
             probing_rebalance: out.followup.probing_rebalance_needed,
@@ -506,6 +513,26 @@ impl World<'_> {
             None => None,
         };
         let mut per_thread: Vec<(f64, f64)> = Vec::new();
+        // Per sub-topology: the fewest and most of its active tasks per thread on one member.
+        let mut by_subtopology: BTreeMap<(Option<&str>, i32), (f64, f64)> = BTreeMap::new();
+        let stateless = self.scenario.stateless_tasks();
+        for t in self.end_offsets.keys().chain(&stateless) {
+            by_subtopology.insert((t.topology.as_deref(), t.subtopology), (f64::INFINITY, f64::NEG_INFINITY));
+        }
+        for assigned in &out.clients {
+            let Some(m) = self.members.iter().find(|m| m.spec.process_id == assigned.process_id) else { continue };
+            let threads = f64::from(m.spec.threads.max(1));
+            let mut counts: BTreeMap<(Option<&str>, i32), usize> = BTreeMap::new();
+            for t in &assigned.active_tasks {
+                *counts.entry((t.topology.as_deref(), t.subtopology)).or_default() += 1;
+            }
+            for (key, (lo, hi)) in &mut by_subtopology {
+                let load = counts.get(key).copied().unwrap_or(0) as f64 / threads;
+                *lo = lo.min(load);
+                *hi = hi.max(load);
+            }
+        }
+        round_out.subtopology_spread = by_subtopology.values().map(|&(lo, hi)| if hi >= lo { hi - lo } else { 0.0 }).fold(0.0, f64::max);
         for assigned in &out.clients {
             let Some(m) = self.members.iter_mut().find(|m| m.spec.process_id == assigned.process_id) else { continue };
             let active: BTreeSet<TaskId> = assigned.active_tasks.iter().cloned().collect();
@@ -690,6 +717,7 @@ pub fn run_with_shadow(
         total_restoring_lag: rounds.iter().map(|r| r.restoring_lag).sum(),
         final_load_spread: last.map_or(0.0, |r| r.load_spread),
         final_stateful_load_spread: last.map_or(0.0, |r| r.stateful_load_spread),
+        final_subtopology_spread: last.map_or(0.0, |r| r.subtopology_spread),
         lower_bound,
         bounded_tasks_moved,
         expected_departure_restore,
@@ -785,13 +813,13 @@ impl Report {
         let _ = writeln!(out, "scenario {} · assignor {}", self.scenario, self.assignor);
         let _ = writeln!(
             out,
-            "{:>5} {:>9} {:>7} {:>6} {:>7} {:>7} {:>8} {:>13} {:>6}  trigger",
-            "round", "time", "members", "moved", "warmups", "spread", "stateful", "restoring lag", "probe"
+            "{:>5} {:>9} {:>7} {:>6} {:>7} {:>7} {:>8} {:>12} {:>13} {:>6}  trigger",
+            "round", "time", "members", "moved", "warmups", "spread", "stateful", "sub-topology", "restoring lag", "probe"
         );
         for r in &self.rounds {
             let _ = writeln!(
                 out,
-                "{:>5} {:>9} {:>7} {:>6} {:>7} {:>7.2} {:>8.2} {:>13} {:>6}  {}",
+                "{:>5} {:>9} {:>7} {:>6} {:>7} {:>7.2} {:>8.2} {:>12.2} {:>13} {:>6}  {}",
                 r.round,
                 format_ms(r.time_ms),
                 r.members,
@@ -799,6 +827,7 @@ impl Report {
                 r.warmups,
                 r.load_spread,
                 r.stateful_load_spread,
+                r.subtopology_spread,
                 r.restoring_lag,
                 if r.probing_rebalance { "yes" } else { "no" },
                 r.trigger
