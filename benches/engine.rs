@@ -3,7 +3,8 @@
 //! Java assignor on the same inputs (`engine::scenario::steady_state`, same seeds).
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use kstreams_assignor::engine::{AssignorKind, assign, scenario};
+use kstreams_assignor::engine::{AssignmentInput, AssignorKind, ClientInput, assign, scenario};
+use kstreams_assignor::wire::{LATEST_OFFSET, ProcessId, TaskId};
 
 /// The benchmarked shapes: (clients, threads per client, stateful tasks, standbys). Keep in
 /// step with `BENCH_SHAPES` in tests/engine_differential.rs.
@@ -34,5 +35,30 @@ fn optimized(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, high_availability, optimized);
+/// The optimized assignor where the tasks spread over many sub-topologies (its sub-topology
+/// mix pass works per sub-topology): 200 clients of 4 threads, 100 sub-topologies of 20
+/// partitions, a fifth of the clients new.
+fn optimized_many_subtopologies(c: &mut Criterion) {
+    let (clients, subtopologies, partitions) = (200usize, 100i32, 20i32);
+    let old = clients - clients / 5;
+    let tasks: Vec<TaskId> = (0..subtopologies).flat_map(|s| (0..partitions).map(move |p| TaskId::new(s, p))).collect();
+    let mut sums: Vec<Vec<(TaskId, i64)>> = vec![Vec::new(); clients];
+    for (i, t) in tasks.iter().enumerate() {
+        sums[(i * 7) % old].push((t.clone(), LATEST_OFFSET));
+    }
+    let mut input = AssignmentInput::new();
+    for (i, sums) in sums.into_iter().enumerate() {
+        let id: ProcessId = format!("00000000-0000-0000-0000-{:012}", i + 1).parse().unwrap();
+        input = input.with_client(ClientInput::new(id, 4).with_task_offset_sums(sums));
+    }
+    let input = input.with_stateful_tasks(tasks.iter().enumerate().map(|(i, t)| (t.clone(), 1_000 + (i as i64 % 97) * 50_000)));
+    let mut group = c.benchmark_group("engine");
+    group.sample_size(10);
+    group.bench_function(format!("optimized/{clients}x4/{subtopologies}x{partitions}-tasks/0-standby"), |b| {
+        b.iter(|| assign(AssignorKind::Optimized, std::hint::black_box(&input)).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, high_availability, optimized, optimized_many_subtopologies);
 criterion_main!(benches);

@@ -67,6 +67,7 @@ mod output;
 mod priority_set;
 mod rack_aware;
 pub mod scenario;
+mod spread;
 mod standby;
 mod task_movement;
 

@@ -1,0 +1,293 @@
+//! How the tasks of each sub-topology spread over the clients.
+//!
+//! The partitions of one sub-topology usually carry similar load, while sub-topologies can
+//! differ widely (KIP-441's "subtopology balance"). Kafka's high-availability assignor deals
+//! tasks round-robin in task order, which spreads each sub-topology as a side effect. The
+//! optimized assignor picks which tasks move by cost, and left alone it may hand a new member
+//! only the tasks of the sub-topology that restores fastest. [`Mix`] counts a client's tasks
+//! per sub-topology against its capacity-proportional share, and [`rebalance_mix`] trades
+//! targets between clients where that evens the mix at no cost in movements or warm-ups.
+
+use std::collections::BTreeMap;
+
+use super::model::{Client, Model, Task};
+
+/// Per client and sub-topology: the tasks held and the capacity-proportional share.
+pub(crate) struct Mix {
+    /// Per task (model index): its sub-topology's group, `usize::MAX` if not counted.
+    group: Vec<usize>,
+    /// `counts[c][g]`: tasks of group `g` on client `c`.
+    counts: Vec<Vec<i64>>,
+    /// `share[c][g]`: group `g`'s size times client `c`'s share of the capacity.
+    share: Vec<Vec<f64>>,
+}
+
+impl Mix {
+    /// An empty mix over `tasks`, grouped by sub-topology (named topologies apart).
+    pub(crate) fn new(model: &Model<'_>, tasks: &[Task], caps: &[u64]) -> Self {
+        let mut ids: BTreeMap<(Option<&str>, i32), usize> = BTreeMap::new();
+        let mut group = vec![usize::MAX; model.tasks.len()];
+        let mut sizes: Vec<usize> = Vec::new();
+        for &t in tasks {
+            let id = &model.tasks[t as usize];
+            let next = ids.len();
+            let g = *ids.entry((id.topology.as_deref(), id.subtopology)).or_insert(next);
+            if g == sizes.len() {
+                sizes.push(0);
+            }
+            sizes[g] += 1;
+            group[t as usize] = g;
+        }
+        let total: f64 = caps.iter().map(|&c| c as f64).sum::<f64>().max(1.0);
+        let share = caps.iter().map(|&c| sizes.iter().map(|&s| s as f64 * c as f64 / total).collect()).collect();
+        Self { group, counts: vec![vec![0; sizes.len()]; caps.len()], share }
+    }
+
+    /// The group of task `t`.
+    pub(crate) fn group(&self, t: Task) -> usize {
+        self.group[t as usize]
+    }
+
+    /// Counts `t` on `c`.
+    pub(crate) fn add(&mut self, c: Client, t: Task) {
+        let g = self.group(t);
+        self.counts[c][g] += 1;
+    }
+
+    /// Stops counting `t` on `c`.
+    pub(crate) fn remove(&mut self, c: Client, t: Task) {
+        let g = self.group(t);
+        self.counts[c][g] -= 1;
+    }
+
+    /// How far `c` holds more of group `g` than its share (negative: fewer).
+    pub(crate) fn excess(&self, c: Client, g: usize) -> f64 {
+        self.counts[c][g] as f64 - self.share[c][g]
+    }
+
+    fn groups(&self) -> usize {
+        self.share.first().map_or(0, Vec::len)
+    }
+}
+
+/// Clients tried from each end of the order, and groups to take in return, per group and sweep.
+const TRIES: usize = 4;
+
+/// Evens the mix of `target` (client per task of `tasks`) by trading targets: a task of group
+/// `g1` on `c1` for one of group `g2` on `c2`, where the first part of `cost` of the two
+/// placements does not rise. `cost(k, c)` is what placing task `tasks[k]` on `c` costs in
+/// movements and warm-ups, then in restore time: a trade never adds a movement or a warm-up, and
+/// of the tasks that qualify it moves those whose restore grows least. The target's quotas are
+/// unchanged. A trade is made when it lowers the sum of squared excesses (`c1` holds more of
+/// `g1` beyond its share than `c2` does, and `c2` more of `g2` than `c1` does, by more than 2 in
+/// all), or leaves it equal while one client exchanges which of its own tasks (`owner`) it gives
+/// up for one it holds less of: the excess then passes to the receiving client, from where a
+/// later trade with another giver can cancel it (a new member fed by several others).
+///
+/// Per sweep and group `g1`: the [`TRIES`] clients holding most of it beyond their shares, the
+/// [`TRIES`] holding least, and for each such pair the [`TRIES`] groups the second holds most of
+/// relative to the first; at most one trade. Sweeps until one makes no trade, at most
+/// `tasks.len()` trades, and stops after about 64·(T + N·G) steps of work for T tasks, N clients
+/// and G groups, so that it stays a small part of the assignment on any group; a mix it cannot
+/// even out within that stays as the flow left it.
+pub(crate) fn rebalance_mix(
+    mix: &mut Mix,
+    tasks: &[Task],
+    owner: &[Option<Client>],
+    target: &mut [Client],
+    n: usize,
+    cost: impl Fn(usize, Client) -> (i64, i64),
+) {
+    let groups = mix.groups();
+    if groups < 2 || n < 2 {
+        return;
+    }
+    for (k, &t) in tasks.iter().enumerate() {
+        mix.add(target[k], t);
+    }
+    // Tasks (positions in `tasks`) per client and group.
+    let mut held: Vec<Vec<Vec<usize>>> = vec![vec![Vec::new(); groups]; n];
+    for (k, &t) in tasks.iter().enumerate() {
+        held[target[k]][mix.group(t)].push(k);
+    }
+    let mut work = 64usize.saturating_mul(tasks.len().saturating_add(n.saturating_mul(groups)));
+    let mut spend = |steps: usize| {
+        work = work.saturating_sub(steps);
+        work > 0
+    };
+    // The cheapest task of group `g` to leave `from` for `to` (owned by `by`, if given): the
+    // rise in both parts of its cost, and its position in `held[from][g]`.
+    let cheapest = |held: &[Vec<Vec<usize>>], from: Client, to: Client, g: usize, by: Option<Client>| {
+        held[from][g]
+            .iter()
+            .enumerate()
+            .filter(|&(_, &k)| by.is_none_or(|o| owner[tasks[k] as usize] == Some(o)))
+            .map(|(at, &k)| {
+                let ((a, x), (b, y)) = (cost(k, to), cost(k, from));
+                (a.saturating_sub(b), x.saturating_sub(y), at)
+            })
+            .min()
+    };
+    let mut budget = tasks.len();
+    let mut clients: Vec<Client> = (0..n).collect();
+    let mut returns: Vec<(f64, usize)> = Vec::with_capacity(groups);
+    loop {
+        let mut traded = false;
+        'groups: for g1 in 0..groups {
+            if !spend(n) {
+                return;
+            }
+            clients.sort_by(|&a, &b| mix.excess(b, g1).total_cmp(&mix.excess(a, g1)).then(a.cmp(&b)));
+            for i in 0..TRIES.min(n) {
+                for j in 0..TRIES.min(n) {
+                    let (c1, c2) = (clients[i], clients[n - 1 - j]);
+                    let over = mix.excess(c1, g1) - mix.excess(c2, g1);
+                    if c1 == c2 || over <= 1e-9 {
+                        continue;
+                    }
+                    // The groups `c2` holds most of relative to `c1`.
+                    if !spend(groups) {
+                        return;
+                    }
+                    returns.clear();
+                    returns.extend((0..groups).filter(|&g| g != g1).map(|g| (mix.excess(c2, g) - mix.excess(c1, g), g)));
+                    let keep = TRIES.min(returns.len());
+                    if keep < returns.len() {
+                        returns.select_nth_unstable_by(keep, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                        returns.truncate(keep);
+                    }
+                    returns.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                    for &(back, g2) in &returns {
+                        // Lowers the squared excesses above 2, moves one of them at exactly 2.
+                        let gap = over + back;
+                        if gap < 2.0 - 1e-9 {
+                            break;
+                        }
+                        if !spend(held[c1][g1].len() + held[c2][g2].len()) {
+                            return;
+                        }
+                        let lean = |c: Client| mix.excess(c, g1) - mix.excess(c, g2);
+                        let picks = if gap > 2.0 + 1e-9 {
+                            cheapest(&held, c1, c2, g1, None).zip(cheapest(&held, c2, c1, g2, None))
+                        } else if lean(c1) > 1.0 + 1e-9 {
+                            // `c1` takes back a task of g2 it owns and gives up one of g1.
+                            cheapest(&held, c1, c2, g1, Some(c1)).zip(cheapest(&held, c2, c1, g2, Some(c1)))
+                        } else if lean(c2) < -1.0 - 1e-9 {
+                            cheapest(&held, c1, c2, g1, Some(c2)).zip(cheapest(&held, c2, c1, g2, Some(c2)))
+                        } else {
+                            None
+                        };
+                        let Some(((d1, _, a1), (d2, _, a2))) = picks else { continue };
+                        if d1.saturating_add(d2) > 0 {
+                            continue;
+                        }
+                        let (k1, k2) = (held[c1][g1].swap_remove(a1), held[c2][g2].swap_remove(a2));
+                        held[c2][g1].push(k1);
+                        held[c1][g2].push(k2);
+                        mix.remove(c1, tasks[k1]);
+                        mix.add(c2, tasks[k1]);
+                        mix.remove(c2, tasks[k2]);
+                        mix.add(c1, tasks[k2]);
+                        target[k1] = c2;
+                        target[k2] = c1;
+                        traded = true;
+                        budget -= 1;
+                        if budget == 0 {
+                            return;
+                        }
+                        continue 'groups;
+                    }
+                }
+            }
+        }
+        if !traded {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{AssignmentInput, ClientInput};
+    use crate::wire::{ProcessId, TaskId};
+
+    fn model_input(clients: usize, groups: i32, partitions: i32) -> AssignmentInput {
+        let mut input = AssignmentInput::new();
+        for c in 0..clients {
+            let id: ProcessId = format!("00000000-0000-0000-0000-{:012}", c + 1).parse().unwrap();
+            input = input.with_client(ClientInput::new(id, 1));
+        }
+        input.with_stateless_tasks((0..groups).flat_map(|g| (0..partitions).map(move |p| TaskId::new(g, p))))
+    }
+
+    #[test]
+    fn trades_even_the_mix_without_raising_the_cost() {
+        let input = model_input(2, 2, 4);
+        let model = Model::new(&input).unwrap();
+        let tasks = model.stateless_tasks.clone();
+        // Client 0 holds all of sub-topology 0, client 1 all of sub-topology 1.
+        let mut target: Vec<Client> = tasks.iter().map(|&t| model.tasks[t as usize].subtopology as usize).collect();
+        let mut mix = Mix::new(&model, &tasks, &[1, 1]);
+        rebalance_mix(&mut mix, &tasks, &[None; 8], &mut target, 2, |_, _| (0, 0));
+        for c in 0..2 {
+            for g in 0..2 {
+                assert!(mix.excess(c, g).abs() < 1e-9, "client {c} group {g}: {target:?}");
+            }
+        }
+        assert_eq!(target.iter().filter(|&&c| c == 0).count(), 4, "quotas kept");
+        // A trade that would cost more is not made.
+        let mut target: Vec<Client> = tasks.iter().map(|&t| model.tasks[t as usize].subtopology as usize).collect();
+        let before = target.clone();
+        let mut mix = Mix::new(&model, &tasks, &[1, 1]);
+        let sticky = |k: usize, c: Client| (i64::from(before[k] != c), 0);
+        rebalance_mix(&mut mix, &tasks, &[None; 8], &mut target, 2, sticky);
+        assert_eq!(target, before);
+        assert!((mix.excess(0, 0) - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_new_member_fed_by_two_givers_ends_with_an_even_mix() {
+        // Clients 0 and 1 run three tasks each; client 2 (twice the threads) is new and gets two
+        // orphans (a3, b3). The first target sends b0 from client 0 and a2 from client 1, which
+        // leaves client 0 with only sub-topology a and client 1 with only b. Each giver sending
+        // the other task instead costs no extra movement: one exchange leaves the sum of squared
+        // excesses equal (client 0's excess passes to client 2), the next one lowers it.
+        let input = model_input(3, 2, 4);
+        let model = Model::new(&input).unwrap();
+        let tasks = model.stateless_tasks.clone();
+        let id = |g: i32, p: i32| tasks.iter().position(|&t| model.tasks[t as usize] == TaskId::new(g, p)).unwrap();
+        let mut owner: Vec<Option<Client>> = vec![None; model.tasks.len()];
+        for (k, c) in [(id(0, 0), 0), (id(0, 1), 0), (id(1, 0), 0), (id(1, 1), 1), (id(1, 2), 1), (id(0, 2), 1)] {
+            owner[tasks[k] as usize] = Some(c);
+        }
+        let mut target = vec![2; tasks.len()];
+        for (k, c) in [(id(0, 0), 0), (id(0, 1), 0), (id(1, 1), 1), (id(1, 2), 1)] {
+            target[k] = c;
+        }
+        let moves = |target: &[Client]| (0..tasks.len()).filter(|&k| owner[tasks[k] as usize] != Some(target[k])).count();
+        let before = moves(&target);
+        let mut mix = Mix::new(&model, &tasks, &[1, 1, 2]);
+        let cost = |k: usize, c: Client| (i64::from(owner[tasks[k] as usize] != Some(c)), 0);
+        rebalance_mix(&mut mix, &tasks, &owner, &mut target, 3, cost);
+        for c in 0..3 {
+            for g in 0..2 {
+                assert!(mix.excess(c, g).abs() < 1e-9, "client {c} group {g}: {target:?}");
+            }
+        }
+        assert_eq!(moves(&target), before);
+        assert_eq!([0, 1, 2].map(|c| target.iter().filter(|&&t| t == c).count()), [2, 2, 4], "quotas kept");
+    }
+
+    #[test]
+    fn shares_follow_capacity() {
+        let input = model_input(2, 1, 6);
+        let model = Model::new(&input).unwrap();
+        let mut mix = Mix::new(&model, &model.stateless_tasks, &[1, 2]);
+        for &t in &model.stateless_tasks[..4] {
+            mix.add(1, t);
+        }
+        assert!(mix.excess(1, 0).abs() < 1e-9);
+        assert!((mix.excess(0, 0) + 2.0).abs() < 1e-9);
+    }
+}
