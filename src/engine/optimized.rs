@@ -3,6 +3,8 @@
 //! set to when they are predicted to have caught up, and spare copies from the idle warm-up
 //! budget.
 
+use std::collections::BTreeMap;
+
 use super::assignor::{AssignError, TaskAssignor};
 use super::input::AssignmentInput;
 use super::lags::LagIndex;
@@ -264,14 +266,28 @@ fn place_stateless(
         }
     }
     for (c, tasks) in kept.iter_mut().enumerate() {
-        while tasks.len() > room[c] {
-            // The last task of the group held most beyond its share.
-            let (_, at) = tasks.iter().enumerate().map(|(at, &t)| (mix.excess(c, mix.group(t)), at)).fold((f64::MIN, 0), |best, cur| {
-                if cur.0 >= best.0 { cur } else { best }
-            });
-            let t = tasks.remove(at);
-            mix.remove(c, t);
-            homeless.push(t);
+        if tasks.len() > room[c] {
+            // Per group, the client's tasks in task order; it gives up the last task of the
+            // group it holds most of beyond its share (the last group on a tie), one at a time.
+            let mut by_group: BTreeMap<usize, Vec<Task>> = BTreeMap::new();
+            for &t in tasks.iter() {
+                by_group.entry(mix.group(t)).or_default().push(t);
+            }
+            for _ in room[c]..tasks.len() {
+                let g = by_group
+                    .iter()
+                    .filter(|(_, ts)| !ts.is_empty())
+                    .map(|(&g, _)| g)
+                    .fold(None, |best: Option<usize>, g| match best {
+                        Some(b) if mix.excess(c, b) > mix.excess(c, g) => Some(b),
+                        _ => Some(g),
+                    })
+                    .ok_or(AssignError::Internal("optimized assignor: stateless room"))?;
+                let t = by_group.get_mut(&g).and_then(Vec::pop).ok_or(AssignError::Internal("optimized assignor: stateless room"))?;
+                mix.remove(c, t);
+                homeless.push(t);
+            }
+            *tasks = by_group.into_values().flatten().collect();
         }
         for &t in tasks.iter() {
             placement.assign_active(c, t);
