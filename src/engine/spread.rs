@@ -73,7 +73,8 @@ impl Mix {
 /// Clients tried from each end of the order, and groups to take in return, per group and sweep.
 const TRIES: usize = 4;
 
-/// Evens the mix of `target` (client per task of `tasks`) by trading targets: a task of group
+/// Evens the mix of `target` (client per task of `tasks`; `mix` empty on entry, made over the
+/// same tasks, and counting `target` on return) by trading targets: a task of group
 /// `g1` on `c1` for one of group `g2` on `c2`, where the first part of `cost` of the two
 /// placements does not rise. `cost(k, c)` is what placing task `tasks[k]` on `c` costs in
 /// movements and warm-ups, then in restore time: a trade never adds a movement or a warm-up, and
