@@ -22,16 +22,16 @@ fn high_availability(c: &mut Criterion) {
     group.finish();
 }
 
-/// The optimized assignor on the smaller shape (on 1,000 clients × 10,000 tasks its standby flow
-/// takes seconds and over a gigabyte: it has one edge per task and client).
+/// The optimized assignor on both shapes.
 fn optimized(c: &mut Criterion) {
     let mut group = c.benchmark_group("engine");
     group.sample_size(10);
-    let (clients, threads, tasks, standbys) = SHAPES[0];
-    let s = scenario::steady_state(1, clients, threads, tasks, standbys);
-    group.bench_function(format!("optimized/{clients}x{threads}/{tasks}-tasks/{standbys}-standby"), |b| {
-        b.iter(|| assign(AssignorKind::Optimized, std::hint::black_box(&s.input)).unwrap())
-    });
+    for (clients, threads, tasks, standbys) in SHAPES {
+        let s = scenario::steady_state(1, clients, threads, tasks, standbys);
+        group.bench_function(format!("optimized/{clients}x{threads}/{tasks}-tasks/{standbys}-standby"), |b| {
+            b.iter(|| assign(AssignorKind::Optimized, std::hint::black_box(&s.input)).unwrap())
+        });
+    }
     group.finish();
 }
 

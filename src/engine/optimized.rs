@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use super::assignor::{AssignError, TaskAssignor};
 use super::input::AssignmentInput;
 use super::lags::LagIndex;
-use super::model::{Client, Model, Placement, Task};
+use super::model::{Client, Model, Placement, Task, TaskMap};
 use super::output::Assignment;
 use super::spread::{Mix, rebalance_mix};
 use super::standby;
@@ -86,12 +86,13 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 /// # Complexity
 /// For T stateful tasks, N clients and S standbys per task: O(T·N) to deal the quotas and build
 /// the costs; the target's assignment flow O(T·N²) at worst ([`flow::assign`]); the standby flow
-/// successive shortest paths over T·N edges for T·S units, O(T·S·T·N·log(T + N)) at worst; the
-/// spares O(T·N + W·T) for a budget of W; the sub-topology trades about 64·(T + N·G) steps at
-/// most for G sub-topologies. Memory
-/// O(T·N): 100 clients × 2,000 tasks with one standby take about 40 ms, 1,000 clients × 10,000
-/// tasks about 2.2 s and 1.5 GB (this crate's port of Kafka's assignor: 0.86 s; Kafka's own Java
-/// classes took about 82 s in `compat/java/parity.sh --bench`).
+/// successive shortest paths for T·S units over T·(1 + copies) + N edges (T·N where its deal
+/// falls back to the full network); the spares O(T·N + W·T) for a budget of W; the sub-topology
+/// trades about 64·(T + N·G) steps at most for G sub-topologies. Memory O(T·N) for the target's
+/// costs. In `benches/engine.rs` (criterion, 2 cores), 100 clients × 2,000 tasks with one standby
+/// take 14 ms and 1,000 clients × 10,000 tasks 0.86 s with a peak of 228 MB, as long as this
+/// crate's port of Kafka's assignor (16 ms and 0.84 s in the same run; Kafka's own Java classes
+/// took about 82 s on the larger group in `compat/java/parity.sh --bench`).
 ///
 /// # Example
 /// ```
@@ -618,16 +619,128 @@ fn stateful_target(
     Ok(target)
 }
 
-/// Gives each stateful task `wanted` standbys: a min-cost flow (source → task, `wanted` units;
-/// task → client without the active, 1 unit; client → sink, its quota, with overflow at a high
-/// cost) that keeps the copies with the smallest lags, then prefers pending targets.
+/// Gives each stateful task `wanted` standbys: a min-cost flow that keeps the copies with the
+/// smallest lags, then prefers pending targets, then any client, within per-client quotas (with
+/// overflow at a high cost where the quotas cannot be met).
 ///
 /// The quotas count the target's actives (`targets`), not the actives held while warm-ups
 /// restore, so that standbys do not move back and forth while the actives converge; within the
 /// balanced window they follow the copies that exist (see [`sticky_quotas`]).
 ///
-/// Complexity: the flow has T·N edges and T·`wanted` units.
+/// Every client without a copy costs the same, so the network reaches them through one shared
+/// node: source → task (`wanted` units); task → each client with a copy or the pending target
+/// (1 unit, cost 0 or 1); task → shared node (cost 2) → every client; client → sink (its quota,
+/// then overflow). That network may route a task's unit to its active's client or to a client
+/// already holding it; the units of the shared node are then dealt to the tasks in order, each
+/// to the lowest-numbered client allowed that has units left. Every unit through the shared node costs
+/// the same, so a complete deal costs what the network's optimum does, which is no more than the
+/// optimum of the network with an edge per task and client (its relaxation) — the deal is
+/// optimal. Where the deal cannot complete, that full network is solved instead
+/// ([`place_standbys_full`]).
+///
+/// Returns whether the deal completed (`false`: the full network was solved).
+///
+/// Complexity: the flow has T·(1 + copies) + N edges and T·`wanted` units; the deal
+/// O(T·`wanted`·(`wanted` + log N)).
 fn place_standbys(
+    model: &Model<'_>,
+    placement: &mut Placement,
+    caps: &[u64],
+    targets: &[usize],
+    wanted: usize,
+    pending: &[(Task, Client)],
+) -> Result<bool, AssignError> {
+    let n = model.num_clients();
+    let tasks = &model.stateful_tasks;
+    let mut active_on: Vec<Option<Client>> = vec![None; model.tasks.len()];
+    for (c, active) in placement.active.iter().enumerate() {
+        active.iter().for_each(|&t| active_on[t as usize] = Some(c));
+    }
+    // Per task: the clients holding a copy of it, its active's client aside.
+    let mut holders: Vec<Vec<Client>> = vec![Vec::new(); model.tasks.len()];
+    for (c, client) in model.clients.iter().enumerate() {
+        for &t in client.reported.keys() {
+            if model.stateful[t as usize] && active_on[t as usize] != Some(c) {
+                holders[t as usize].push(c);
+            }
+        }
+    }
+    holders.iter_mut().for_each(|h| h.sort_unstable());
+    let mut claims: Vec<usize> = targets.to_vec();
+    holders.iter().flatten().for_each(|&c| claims[c] += 1);
+    // A client holds at most one copy of each task.
+    let quotas = sticky_quotas(tasks.len() * wanted, caps, targets, &claims, tasks.len());
+    let mut target_of = vec![None; model.tasks.len()];
+    for &(t, d) in pending {
+        target_of[t as usize] = Some(d);
+    }
+    let (source, sink) = (0, 1);
+    let task_node = |k: usize| 2 + k;
+    let client_node = |c: Client| 2 + tasks.len() + c;
+    let pool = 2 + tasks.len() + n;
+    let mut graph = Graph::new(3 + tasks.len() + n);
+    let internal = |_| AssignError::Internal("optimized assignor: standby graph");
+    let mut direct = Vec::new();
+    let mut shared = Vec::with_capacity(tasks.len());
+    for (k, &t) in tasks.iter().enumerate() {
+        graph.add_edge(source, task_node(k), wanted as i64, 0).map_err(internal)?;
+        let pending_target = target_of[t as usize].filter(|&d| active_on[t as usize] != Some(d) && !holders[t as usize].contains(&d));
+        for &c in holders[t as usize].iter().chain(&pending_target) {
+            let cost = i64::from(!(holders[t as usize].contains(&c) && lags_caught_up(model, c, t)));
+            direct.push((graph.add_edge(task_node(k), client_node(c), 1, cost).map_err(internal)?, c, t));
+        }
+        shared.push(graph.add_edge(task_node(k), pool, wanted as i64, 2).map_err(internal)?);
+    }
+    let mut dealt = Vec::with_capacity(n);
+    for c in 0..n {
+        dealt.push(graph.add_edge(pool, client_node(c), tasks.len() as i64, 0).map_err(internal)?);
+        let quota = quotas[c].saturating_sub(targets[c]);
+        graph.add_edge(client_node(c), sink, quota as i64, 0).map_err(internal)?;
+        graph.add_edge(client_node(c), sink, tasks.len() as i64, 1_000_000).map_err(internal)?;
+    }
+    graph.min_cost_flow(source, sink, (tasks.len() * wanted) as i64).map_err(internal)?;
+    // The copies each task keeps or gets from its own edges, then the shared units.
+    let mut chosen: Vec<Vec<Client>> = vec![Vec::new(); tasks.len()];
+    let index: TaskMap<usize> = tasks.iter().enumerate().map(|(k, &t)| (t, k)).collect();
+    for &(edge, c, t) in &direct {
+        if graph.flow(edge) > 0 {
+            chosen[index[&t]].push(c);
+        }
+    }
+    let mut left: std::collections::BinaryHeap<(std::cmp::Reverse<Client>, i64)> =
+        dealt.iter().enumerate().map(|(c, &e)| (std::cmp::Reverse(c), graph.flow(e))).filter(|&(_, f)| f > 0).collect();
+    let mut skipped = Vec::new();
+    for (k, &t) in tasks.iter().enumerate() {
+        for _ in 0..graph.flow(shared[k]) {
+            let allowed = |c: Client| active_on[t as usize] != Some(c) && !chosen[k].contains(&c);
+            let pick = loop {
+                match left.pop() {
+                    Some((std::cmp::Reverse(c), f)) if allowed(c) => break Some((f, c)),
+                    Some(entry) => skipped.push(entry),
+                    None => break None,
+                }
+            };
+            left.extend(skipped.drain(..));
+            let Some((f, c)) = pick else {
+                return place_standbys_full(model, placement, caps, targets, wanted, pending).map(|()| false);
+            };
+            chosen[k].push(c);
+            if f > 1 {
+                left.push((std::cmp::Reverse(c), f - 1));
+            }
+        }
+    }
+    for (k, &t) in tasks.iter().enumerate() {
+        for &c in &chosen[k] {
+            placement.assign_standby(c, t);
+        }
+    }
+    Ok(true)
+}
+
+/// [`place_standbys`] on the network with an edge from every task to every client without its
+/// active (T·N edges): the fallback where the shared node's units cannot be dealt.
+fn place_standbys_full(
     model: &Model<'_>,
     placement: &mut Placement,
     caps: &[u64],
@@ -762,6 +875,73 @@ impl RestoreRates {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a standby placement costs in the standby network: 0 for a caught-up copy kept, 1 for
+    /// another copy or a pending target, 2 elsewhere, and 1,000,000 per standby above a quota.
+    fn standby_cost(model: &Model<'_>, placement: &Placement, quotas: &[usize], targets: &[usize], pending: &[(Task, Client)]) -> i64 {
+        let mut cost = 0;
+        for c in 0..model.num_clients() {
+            for &t in &placement.standby[c] {
+                let copy = model.clients[c].reported.contains_key(&t);
+                cost += if copy && lags_caught_up(model, c, t) {
+                    0
+                } else if copy || pending.contains(&(t, c)) {
+                    1
+                } else {
+                    2
+                };
+            }
+            cost += 1_000_000 * placement.standby[c].len().saturating_sub(quotas[c].saturating_sub(targets[c])) as i64;
+        }
+        cost
+    }
+
+    #[test]
+    fn standbys_through_the_shared_node_cost_what_the_full_network_does() {
+        let (mut compared, mut dealt) = (0, 0);
+        for index in 0..400u64 {
+            let s = crate::engine::scenario::random(3, index);
+            let Ok(model) = Model::new(&s.input) else { continue };
+            let n = model.num_clients();
+            if n < 2 || model.stateful_tasks.is_empty() {
+                continue;
+            }
+            let wanted = (1 + index as usize % 3).min(n - 1);
+            // Actives on the clients that report them running, else round-robin; a pending move
+            // for every fifth task.
+            let mut placement = Placement::new(&model);
+            let mut targets = vec![0; n];
+            let mut pending = Vec::new();
+            for (k, &t) in model.stateful_tasks.iter().enumerate() {
+                let c = (0..n).find(|&c| model.clients[c].reported.get(&t) == Some(&LATEST_OFFSET)).unwrap_or(k % n);
+                placement.assign_active(c, t);
+                targets[c] += 1;
+                if k % 5 == 0 {
+                    pending.push((t, (c + 1) % n));
+                }
+            }
+            let caps: Vec<u64> = model.clients.iter().map(|c| u64::from(c.capacity.max(1))).collect();
+            let (mut shared, mut full) = (placement.clone(), placement.clone());
+            dealt += usize::from(place_standbys(&model, &mut shared, &caps, &targets, wanted, &pending).unwrap());
+            place_standbys_full(&model, &mut full, &caps, &targets, wanted, &pending).unwrap();
+            let claims: Vec<usize> = (0..n)
+                .map(|c| targets[c] + model.stateful_tasks.iter().filter(|&&t| !placement.has_active(c, t) && model.clients[c].reported.contains_key(&t)).count())
+                .collect();
+            let quotas = sticky_quotas(model.stateful_tasks.len() * wanted, &caps, &targets, &claims, model.stateful_tasks.len());
+            for &t in &model.stateful_tasks {
+                let holders: Vec<Client> = (0..n).filter(|&c| shared.has_standby(c, t)).collect();
+                assert_eq!(holders.len(), wanted, "scenario {index}: task {t}");
+                assert!(holders.iter().all(|&c| !shared.has_active(c, t)), "scenario {index}: task {t}");
+            }
+            assert_eq!(
+                standby_cost(&model, &shared, &quotas, &targets, &pending),
+                standby_cost(&model, &full, &quotas, &targets, &pending),
+                "scenario {index}"
+            );
+            compared += 1;
+        }
+        assert!(compared > 200 && dealt * 2 > compared, "{dealt} of {compared} dealt through the shared node");
+    }
 
     #[test]
     fn dealing_is_capacity_proportional_and_sticky_on_ties() {
