@@ -722,7 +722,7 @@ fn place_standbys(
             };
             left.extend(skipped.drain(..));
             let Some((f, c)) = pick else {
-                return place_standbys_full(model, placement, caps, targets, wanted, pending).map(|()| false);
+                return place_standbys_full(model, placement, &quotas, targets, &target_of, wanted).map(|()| false);
             };
             chosen[k].push(c);
             if f > 1 {
@@ -739,25 +739,19 @@ fn place_standbys(
 }
 
 /// [`place_standbys`] on the network with an edge from every task to every client without its
-/// active (T·N edges): the fallback where the shared node's units cannot be dealt.
+/// active (T·N edges), with the quotas and pending targets it computed: the fallback where the
+/// shared node's units cannot be dealt.
 fn place_standbys_full(
     model: &Model<'_>,
     placement: &mut Placement,
-    caps: &[u64],
+    quotas: &[usize],
     targets: &[usize],
+    target_of: &[Option<Client>],
     wanted: usize,
-    pending: &[(Task, Client)],
 ) -> Result<(), AssignError> {
     let n = model.num_clients();
     let tasks = &model.stateful_tasks;
     let has_copy = |c: Client, t: Task| !placement.has_active(c, t) && model.clients[c].reported.contains_key(&t);
-    let claims: Vec<usize> = (0..n).map(|c| targets[c] + tasks.iter().filter(|&&t| has_copy(c, t)).count()).collect();
-    // A client holds at most one copy of each task.
-    let quotas = sticky_quotas(tasks.len() * wanted, caps, targets, &claims, tasks.len());
-    let mut target_of = vec![None; model.tasks.len()];
-    for &(t, d) in pending {
-        target_of[t as usize] = Some(d);
-    }
     let (source, sink) = (0, 1);
     let task_node = |k: usize| 2 + k;
     let client_node = |c: Client| 2 + tasks.len() + c;
@@ -921,13 +915,16 @@ mod tests {
                 }
             }
             let caps: Vec<u64> = model.clients.iter().map(|c| u64::from(c.capacity.max(1))).collect();
-            let (mut shared, mut full) = (placement.clone(), placement.clone());
-            dealt += usize::from(place_standbys(&model, &mut shared, &caps, &targets, wanted, &pending).unwrap());
-            place_standbys_full(&model, &mut full, &caps, &targets, wanted, &pending).unwrap();
+            // The quotas and pending targets as `place_standbys` computes them, counted per pair.
             let claims: Vec<usize> = (0..n)
                 .map(|c| targets[c] + model.stateful_tasks.iter().filter(|&&t| !placement.has_active(c, t) && model.clients[c].reported.contains_key(&t)).count())
                 .collect();
             let quotas = sticky_quotas(model.stateful_tasks.len() * wanted, &caps, &targets, &claims, model.stateful_tasks.len());
+            let mut target_of = vec![None; model.tasks.len()];
+            pending.iter().for_each(|&(t, d)| target_of[t as usize] = Some(d));
+            let (mut shared, mut full) = (placement.clone(), placement.clone());
+            dealt += usize::from(place_standbys(&model, &mut shared, &caps, &targets, wanted, &pending).unwrap());
+            place_standbys_full(&model, &mut full, &quotas, &targets, &target_of, wanted).unwrap();
             for &t in &model.stateful_tasks {
                 let holders: Vec<Client> = (0..n).filter(|&c| shared.has_standby(c, t)).collect();
                 assert_eq!(holders.len(), wanted, "scenario {index}: task {t}");
