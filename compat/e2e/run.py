@@ -13,6 +13,10 @@ Run by compat/e2e/run.sh, which builds the pieces and starts the broker first. S
    batch is counted exactly). Start our member again and let it rejoin under the Java leader.
 4. Every output count is exact (exactly-once), nothing lost and nothing counted twice.
 
+With E2E_ASSIGNOR=optimized our leader runs the optimized assignor (its warm-ups, spare replicas
+and probing deadline travel as ordinary standbys and `nextRebalanceMs`); the Java members keep
+Kafka's, and the same checks apply.
+
 Prints a per-rebalance report, and on any failure the broker, leader and instance logs.
 """
 
@@ -42,6 +46,11 @@ ASSIGNOR_CONFIGS = [
     "max.warmup.replicas=2",
     "num.standby.replicas=0",
 ]
+
+# Our leader's assignor: Kafka's default, or `optimized` (E2E_ASSIGNOR); the Java instances
+# always run Kafka's.
+LEADER_CONFIGS = ASSIGNOR_CONFIGS + (
+    [f"internal.task.assignor.class={os.environ['E2E_ASSIGNOR']}"] if os.environ.get("E2E_ASSIGNOR") else [])
 
 T0 = time.time()
 procs = {}
@@ -207,7 +216,7 @@ def leader_generations():
 def start_leader(name="leader"):
     start(name, [str(BIN), "lead", "--bootstrap", BOOTSTRAP, "--group", APP,
                  "--topology", str(WORK / "topology.txt"),
-                 *[a for kv in ASSIGNOR_CONFIGS for a in ("--config", kv)]])
+                 *[a for kv in LEADER_CONFIGS for a in ("--config", kv)]])
 
 
 def held(states, name, kind):
@@ -255,6 +264,17 @@ def main():
     probing = [g for g in gens if g.get("probingRebalanceAtMs")]
     if not any(m.get("warmupTasks") for g in gens for m in g["members"]) or not probing:
         fail("our leader never reported warm-ups with a probing rebalance deadline")
+    if os.environ.get("E2E_ASSIGNOR") == "optimized":
+        # Only the optimized assignor keeps spare replicas (ordinary standbys on the wire) once
+        # the warm-up budget is idle; the Java members must have run them.
+        spares = [(g["generationId"], t) for g in gens for m in g["members"] for t in m.get("spareTasks", [])]
+        if not spares:
+            fail("our leader runs the optimized assignor but never kept a spare replica")
+        ran = set().union(*(set(r["standby"]) for n in "abc" for r in json_lines(WORK / f"{n}.out") if "standby" in r))
+        if not {t for _, t in spares} & ran:
+            fail(f"no Java instance ever ran a spare replica as a standby: {spares}")
+        log(f"step 2: the optimized assignor kept spare replicas {sorted({t for _, t in spares})} "
+            f"(generations {sorted({g for g, _ in spares})}), run by the Java instances as standbys")
     code, out, err = run([str(BIN), "describe", "--bootstrap", BOOTSTRAP, "--group", APP,
                           "--topology", str(WORK / "topology.txt")], 60)
     if code != 0:
