@@ -198,6 +198,15 @@ impl Placement {
         debug_assert!(removed, "task {t} not standby on client {c}");
     }
 
+    /// Per task (model index, `tasks` of them): the client holding its active, if any.
+    pub(crate) fn active_clients(&self, tasks: usize) -> Vec<Option<Client>> {
+        let mut owners = vec![None; tasks];
+        for (c, active) in self.active.iter().enumerate() {
+            active.iter().for_each(|&t| owners[t as usize] = Some(c));
+        }
+        owners
+    }
+
     pub(crate) fn has_active(&self, c: Client, t: Task) -> bool {
         self.active[c].contains(&t)
     }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use super::assignor::{AssignError, TaskAssignor};
 use super::input::AssignmentInput;
 use super::lags::LagIndex;
-use super::model::{Client, Model, Placement, Task, TaskMap};
+use super::model::{Client, Model, Placement, Task};
 use super::output::Assignment;
 use super::spread::{Mix, rebalance_mix};
 use super::standby;
@@ -335,11 +335,10 @@ fn place_spares(
         return spares;
     }
     let n = model.num_clients();
-    let mut owners: Vec<Option<Client>> = vec![None; model.tasks.len()];
+    let owners = placement.active_clients(model.tasks.len());
     // Per task: what a crash of its owner would restore from its standbys (`i64::MAX`: none).
     let mut exposed = vec![i64::MAX; model.tasks.len()];
     for c in 0..n {
-        placement.active[c].iter().for_each(|&t| owners[t as usize] = Some(c));
         for &t in &placement.standby[c] {
             let lag = if lags.is_caught_up(c, t) { 0 } else { effective_lag(model, c, t) };
             exposed[t as usize] = exposed[t as usize].min(lag);
@@ -652,10 +651,7 @@ fn place_standbys(
 ) -> Result<bool, AssignError> {
     let n = model.num_clients();
     let tasks = &model.stateful_tasks;
-    let mut active_on: Vec<Option<Client>> = vec![None; model.tasks.len()];
-    for (c, active) in placement.active.iter().enumerate() {
-        active.iter().for_each(|&t| active_on[t as usize] = Some(c));
-    }
+    let active_on = placement.active_clients(model.tasks.len());
     // Per task: the clients holding a copy of it, its active's client aside.
     let mut holders: Vec<Vec<Client>> = vec![Vec::new(); model.tasks.len()];
     for (c, client) in model.clients.iter().enumerate() {
@@ -687,7 +683,7 @@ fn place_standbys(
         let pending_target = target_of[t as usize].filter(|&d| active_on[t as usize] != Some(d) && !holders[t as usize].contains(&d));
         for &c in holders[t as usize].iter().chain(&pending_target) {
             let cost = i64::from(!(holders[t as usize].contains(&c) && lags_caught_up(model, c, t)));
-            direct.push((graph.add_edge(task_node(k), client_node(c), 1, cost).map_err(internal)?, c, t));
+            direct.push((graph.add_edge(task_node(k), client_node(c), 1, cost).map_err(internal)?, c, k));
         }
         shared.push(graph.add_edge(task_node(k), pool, wanted as i64, 2).map_err(internal)?);
     }
@@ -701,10 +697,9 @@ fn place_standbys(
     graph.min_cost_flow(source, sink, (tasks.len() * wanted) as i64).map_err(internal)?;
     // The copies each task keeps or gets from its own edges, then the shared units.
     let mut chosen: Vec<Vec<Client>> = vec![Vec::new(); tasks.len()];
-    let index: TaskMap<usize> = tasks.iter().enumerate().map(|(k, &t)| (t, k)).collect();
-    for &(edge, c, t) in &direct {
+    for &(edge, c, k) in &direct {
         if graph.flow(edge) > 0 {
-            chosen[index[&t]].push(c);
+            chosen[k].push(c);
         }
     }
     let mut left: std::collections::BinaryHeap<(std::cmp::Reverse<Client>, i64)> =
