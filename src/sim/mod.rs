@@ -24,6 +24,7 @@ mod scenario;
 mod svg;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -191,6 +192,9 @@ pub enum SimError {
         problem: String,
     },
 }
+
+/// A sub-topology: its named topology, if any, and its id.
+type SubtopologyKey = (Option<Arc<str>>, i32);
 
 #[derive(Debug, Clone)]
 struct Member {
@@ -513,26 +517,8 @@ impl World<'_> {
             None => None,
         };
         let mut per_thread: Vec<(f64, f64)> = Vec::new();
-        // Per sub-topology: the fewest and most of its active tasks per thread on one member.
-        let mut by_subtopology: BTreeMap<(Option<&str>, i32), (f64, f64)> = BTreeMap::new();
-        let stateless = self.scenario.stateless_tasks();
-        for t in self.end_offsets.keys().chain(&stateless) {
-            by_subtopology.insert((t.topology.as_deref(), t.subtopology), (f64::INFINITY, f64::NEG_INFINITY));
-        }
-        for assigned in &out.clients {
-            let Some(m) = self.members.iter().find(|m| m.spec.process_id == assigned.process_id) else { continue };
-            let threads = f64::from(m.spec.threads.max(1));
-            let mut counts: BTreeMap<(Option<&str>, i32), usize> = BTreeMap::new();
-            for t in &assigned.active_tasks {
-                *counts.entry((t.topology.as_deref(), t.subtopology)).or_default() += 1;
-            }
-            for (key, (lo, hi)) in &mut by_subtopology {
-                let load = counts.get(key).copied().unwrap_or(0) as f64 / threads;
-                *lo = lo.min(load);
-                *hi = hi.max(load);
-            }
-        }
-        round_out.subtopology_spread = by_subtopology.values().map(|&(lo, hi)| if hi >= lo { hi - lo } else { 0.0 }).fold(0.0, f64::max);
+        // Per member: its threads and its active tasks per sub-topology.
+        let mut per_subtopology: Vec<(f64, BTreeMap<SubtopologyKey, usize>)> = Vec::new();
         for assigned in &out.clients {
             let Some(m) = self.members.iter_mut().find(|m| m.spec.process_id == assigned.process_id) else { continue };
             let active: BTreeSet<TaskId> = assigned.active_tasks.iter().cloned().collect();
@@ -568,7 +554,22 @@ impl World<'_> {
             let threads = f64::from(m.spec.threads.max(1));
             let stateful = m.active.iter().filter(|t| self.end_offsets.contains_key(*t)).count();
             per_thread.push((m.active.len() as f64 / threads, stateful as f64 / threads));
+            let mut counts: BTreeMap<SubtopologyKey, usize> = BTreeMap::new();
+            for t in &m.active {
+                *counts.entry((t.topology.clone(), t.subtopology)).or_default() += 1;
+            }
+            per_subtopology.push((threads, counts));
         }
+        // Per sub-topology (every one has its tasks on some member): the fewest and most of its
+        // active tasks per thread on one member.
+        let groups: BTreeSet<&SubtopologyKey> = per_subtopology.iter().flat_map(|(_, c)| c.keys()).collect();
+        round_out.subtopology_spread = groups
+            .into_iter()
+            .map(|key| {
+                let loads = per_subtopology.iter().map(|(threads, c)| c.get(key).copied().unwrap_or(0) as f64 / threads);
+                loads.clone().fold(f64::NEG_INFINITY, f64::max) - loads.fold(f64::INFINITY, f64::min)
+            })
+            .fold(0.0, f64::max);
         let spread = |f: fn(&(f64, f64)) -> f64| {
             let hi = per_thread.iter().map(f).fold(f64::NEG_INFINITY, f64::max);
             let lo = per_thread.iter().map(f).fold(f64::INFINITY, f64::min);
