@@ -39,6 +39,11 @@ pub struct Summary {
     pub bounded_tasks_moved: usize,
     /// What departures cost whoever departs ([`Report::expected_departure_restore`]).
     pub expected_departure_restore: i64,
+    /// Changelog records fetched by copies that are not running actives
+    /// ([`Report::changelog_records_read`]).
+    pub changelog_records_read: i64,
+    /// State held beyond the actives, copies × ms ([`Report::local_copy_ms`]).
+    pub local_copy_ms: i64,
 }
 
 impl From<&Report> for Summary {
@@ -57,6 +62,8 @@ impl From<&Report> for Summary {
             lower_bound: r.lower_bound,
             bounded_tasks_moved: r.bounded_tasks_moved,
             expected_departure_restore: r.expected_departure_restore,
+            changelog_records_read: r.changelog_records_read,
+            local_copy_ms: r.local_copy_ms,
         }
     }
 }
@@ -361,6 +368,19 @@ impl Comparison {
             out,
             "Final sub-topology spread: B's is smaller in {smaller} scenario(s), larger in {larger}, equal in {}; summed {sb:.2} → {sc:.2}.",
             self.rows.len() - smaller - larger
+        );
+        let (rb, rc) = sum(&|s| s.changelog_records_read as f64);
+        let (cb, cc) = sum(&|s| s.local_copy_ms as f64 / 3_600_000.0);
+        let restores_more: Vec<&ComparisonRow> =
+            self.rows.iter().filter(|r| r.candidate.restoring_lag > r.baseline.restoring_lag).collect();
+        let fewer_reads = restores_more.iter().filter(|r| r.candidate.changelog_records_read < r.baseline.changelog_records_read).count();
+        let fewer_copies = restores_more.iter().filter(|r| r.candidate.local_copy_ms < r.baseline.local_copy_ms).count();
+        let _ = writeln!(
+            out,
+            "What the copies cost: B's runs read {} than A's ({rb:.0} → {rc:.0}) and keep {} beyond the actives ({cb:.0} → {cc:.0}). In the {} scenario(s) where B restores more, B reads fewer records in {fewer_reads} and keeps fewer copy-hours in {fewer_copies}.",
+            change(rb, rc, "fewer", "more", "changelog records"),
+            change(cb, cc, "fewer", "more", "copy-hours of state"),
+            restores_more.len()
         );
         let same = self.same_inputs();
         let _ = writeln!(

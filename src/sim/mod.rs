@@ -169,6 +169,14 @@ pub struct Report {
     /// over those events. `restoring_lag` counts what the member that actually went cost; this
     /// takes the luck of which member that was out.
     pub expected_departure_restore: i64,
+    /// What the copies cost the brokers: the changelog records fetched by copies that do not run
+    /// as actives (restoring actives, warm-ups, standbys and spares; a caught-up standby keeps
+    /// fetching what is produced), over the whole run.
+    pub changelog_records_read: i64,
+    /// What the copies cost the members' disks: task state the members up hold beyond their
+    /// active tasks (standbys, warm-ups, spares, and state left behind until the
+    /// `state.cleanup.delay.ms` cleaner deletes it), in copies × ms over the whole run.
+    pub local_copy_ms: i64,
 }
 
 /// The simulation could not run.
@@ -250,21 +258,24 @@ impl Member {
     /// The state-directory cleaner between `from` (exclusive) and `to` (inclusive): it runs at
     /// `started_ms + k · delay` (k ≥ 1) and deletes the state of every task not owned whose
     /// directory was last modified before the run's time minus `delay`. Ownership does not change
-    /// between rebalances, so the last run in the interval decides.
-    fn clean_state(&mut self, from: i64, to: i64, delay: i64) {
+    /// between rebalances, so the last run in the interval decides. Returns how many task
+    /// states it deleted, and when.
+    fn clean_state(&mut self, from: i64, to: i64, delay: i64) -> (i64, i64) {
         if delay <= 0 || to <= self.started_ms {
-            return;
+            return (0, to);
         }
         let last_run = self.started_ms + (to - self.started_ms) / delay * delay;
         if last_run <= from.max(self.started_ms) {
-            return;
+            return (0, to);
         }
         let expired: Vec<TaskId> =
             self.unowned_since.iter().filter(|&(_, &since)| last_run - delay > since).map(|(t, _)| t.clone()).collect();
+        let deleted = expired.len() as i64;
         for t in expired {
             self.unowned_since.remove(&t);
             self.offsets.remove(&t);
         }
+        (deleted, last_run)
     }
 }
 
@@ -281,6 +292,10 @@ struct World<'a> {
     previous: Option<(i64, PreviousRebalance)>,
     /// Holdings before the last event.
     stretch_start: Option<Holdings>,
+    /// Changelog records fetched so far by copies that do not run as actives.
+    changelog_records_read: i64,
+    /// Copies held so far beyond the active tasks, integrated over time (copies × ms).
+    local_copy_ms: i64,
 }
 
 /// Active task owners before an event, for the movement lower bound.
@@ -314,11 +329,17 @@ impl World<'_> {
             *end = end.saturating_add(produced);
         }
         for m in self.members.iter_mut().filter(|m| m.up) {
+            let copies = m.offsets.keys().filter(|t| !m.active.contains(*t)).count() as i64;
+            self.local_copy_ms = self.local_copy_ms.saturating_add(copies.saturating_mul(dt));
             for t in m.active.iter().chain(&m.standby) {
                 let Some(&end) = self.end_offsets.get(t) else { continue };
                 let running = m.active.contains(t) && !m.restoring.contains(t);
                 let o = m.offsets.entry(t.clone()).or_insert(0);
+                let before = *o;
                 *o = if running { end } else { (*o).saturating_add(restored).min(end) };
+                if !running {
+                    self.changelog_records_read = self.changelog_records_read.saturating_add(*o - before);
+                }
             }
             let caught_up: Vec<TaskId> = m
                 .restoring
@@ -329,7 +350,9 @@ impl World<'_> {
             for t in caught_up {
                 m.restoring.remove(&t);
             }
-            m.clean_state(from, to, self.config.state_cleanup_delay_ms);
+            // State the cleaner deleted was not held after its run.
+            let (deleted, at) = m.clean_state(from, to, self.config.state_cleanup_delay_ms);
+            self.local_copy_ms = self.local_copy_ms.saturating_sub(deleted.saturating_mul(to - at));
         }
     }
 
@@ -649,6 +672,8 @@ pub fn run_with_shadow(
         probe_at: None,
         previous: None,
         stretch_start: None,
+        changelog_records_read: 0,
+        local_copy_ms: 0,
     };
     for spec in &scenario.initial_members {
         world.apply(&EventKind::Join(spec.clone()))?;
@@ -722,6 +747,8 @@ pub fn run_with_shadow(
         lower_bound,
         bounded_tasks_moved,
         expected_departure_restore,
+        changelog_records_read: world.changelog_records_read,
+        local_copy_ms: world.local_copy_ms,
         rounds,
     })
 }
@@ -836,7 +863,7 @@ impl Report {
         }
         let _ = writeln!(
             out,
-            "{} after {} rebalance(s) and {} from the last event; moved {}, warm-ups {}, probing rebalances {}, restoring lag {}, final spread {:.2}",
+            "{} after {} rebalance(s) and {} from the last event; moved {}, warm-ups {}, probing rebalances {}, restoring lag {}, final spread {:.2}; changelog records read {}, copy-hours beyond the actives {:.1}",
             if self.converged { "converged" } else { "NOT converged" },
             self.rounds_to_converge,
             format_ms(self.time_to_converge_ms),
@@ -844,7 +871,9 @@ impl Report {
             self.total_warmups,
             self.probing_rebalances,
             self.total_restoring_lag,
-            self.final_load_spread
+            self.final_load_spread,
+            self.changelog_records_read,
+            self.local_copy_ms as f64 / 3_600_000.0
         );
         out
     }
@@ -864,6 +893,8 @@ fn format_ms(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{AssignmentConfigs, AssignorKind};
+    use crate::sim::scenario::Subtopology;
 
     #[test]
     fn the_state_cleaner_deletes_unowned_state_older_than_the_delay_on_its_schedule() {
@@ -879,7 +910,7 @@ mod tests {
         m.clean_state(0, 1_199_999, 600_000);
         assert!(m.offsets.contains_key(&a));
         // The run at 1200 s deletes it; nothing happens between runs.
-        m.clean_state(1_199_999, 1_200_000, 600_000);
+        assert_eq!(m.clean_state(1_199_999, 1_200_000, 600_000), (1, 1_200_000));
         assert!(!m.offsets.contains_key(&a) && m.offsets.contains_key(&b));
         // A restarted process starts a new schedule; a zero delay keeps everything.
         m.active.clear();
@@ -891,6 +922,28 @@ mod tests {
         assert!(m.offsets.contains_key(&b));
         m.clean_state(2_099_999, 2_100_000, 600_000);
         assert!(m.offsets.is_empty() && m.unowned_since.is_empty());
+    }
+
+    #[test]
+    fn copies_cost_the_records_they_fetch_and_the_time_they_are_held() {
+        // Two running members, two tasks, one standby each: every task has its standby on the
+        // other member. Ten minutes pass before S1 restarts (static membership, nothing moves).
+        let (s1, s2) = (MemberSpec::new("S1", 1), MemberSpec::new("S2", 1));
+        let scenario = Scenario {
+            name: "standbys".into(),
+            description: String::new(),
+            configs: AssignmentConfigs { num_standby_replicas: 1, ..AssignmentConfigs::default() },
+            subtopologies: vec![Subtopology { id: 0, partitions: 2, changelog_records: Some(1_000_000) }],
+            initial_members: vec![s1.clone(), s2],
+            running: true,
+            events: vec![Event { at_ms: 600_000, kind: EventKind::Restart(s1.process_id) }],
+        };
+        let report = run(AssignorKind::HighAvailability.assignor(), &scenario, &SimConfig::default()).unwrap();
+        assert_eq!(report.total_restoring_lag, 0, "{}", report.table());
+        // Each standby fetched the 100 records a second produced on its changelog, for 600 s.
+        assert_eq!(report.changelog_records_read, 2 * 100 * 600);
+        // Two copies beyond the actives, held for 600 s.
+        assert_eq!(report.local_copy_ms, 2 * 600_000);
     }
 
     #[test]
