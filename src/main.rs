@@ -140,6 +140,31 @@ struct SimulateArgs {
     /// e.g. `max.warmup.replicas=4`; repeatable.
     #[arg(long = "config", value_name = "KEY=VALUE")]
     configs: Vec<String>,
+    /// With `--compare`: a task assignor config that only the optimized assignor gets, on top of
+    /// the scenario's and `--config` (in its own runs and where it is asked on the other's
+    /// inputs), e.g. `max.warmup.replicas=8`; repeatable.
+    #[arg(long = "candidate-config", value_name = "KEY=VALUE", requires = "compare")]
+    candidate_configs: Vec<String>,
+}
+
+/// An assignor that runs another with some task assignor configs overridden.
+struct WithConfigs<'a> {
+    inner: &'a dyn engine::TaskAssignor,
+    overrides: &'a [String],
+}
+
+impl engine::TaskAssignor for WithConfigs<'_> {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    fn assign(&self, input: &engine::AssignmentInput) -> Result<engine::Assignment, engine::AssignError> {
+        let mut input = input.clone();
+        // Checked on every scenario before the runs start.
+        input.configs = override_configs_as("--candidate-config", &input.configs, self.overrides)
+            .map_err(|_| engine::AssignError::Internal("--candidate-config was rejected"))?;
+        self.inner.assign(&input)
+    }
 }
 
 #[derive(clap::Args)]
@@ -444,18 +469,23 @@ fn assignment_config_value(key: &str, value: &str) -> Value {
 
 /// The task assignor configs of `base` with `key=value` overrides (Kafka's keys).
 fn override_assignment_configs(base: &engine::AssignmentConfigs, overrides: &[String]) -> Result<engine::AssignmentConfigs, String> {
+    override_configs_as("--config", base, overrides)
+}
+
+/// `base` with `key=value` overrides (Kafka's keys); errors name `flag`.
+fn override_configs_as(flag: &str, base: &engine::AssignmentConfigs, overrides: &[String]) -> Result<engine::AssignmentConfigs, String> {
     let mut map = match serde_json::to_value(base).expect("configs serialize") {
         Value::Object(map) => map,
         other => unreachable!("configs serialize to an object, not {other}"),
     };
     for kv in overrides {
-        let (k, v) = kv.split_once('=').ok_or_else(|| format!("--config `{kv}`: expected key=value"))?;
+        let (k, v) = kv.split_once('=').ok_or_else(|| format!("{flag} `{kv}`: expected key=value"))?;
         if !ASSIGNMENT_KEYS.contains(&k) {
-            return Err(format!("--config {k}: not a task assignor config (known: {})", ASSIGNMENT_KEYS.join(", ")));
+            return Err(format!("{flag} {k}: not a task assignor config (known: {})", ASSIGNMENT_KEYS.join(", ")));
         }
         map.insert(k.to_owned(), assignment_config_value(k, v));
     }
-    serde_json::from_value(Value::Object(map)).map_err(|e| format!("--config: {e}"))
+    serde_json::from_value(Value::Object(map)).map_err(|e| format!("{flag}: {e}"))
 }
 
 /// The member configuration from `key=value` pairs.
@@ -599,11 +629,15 @@ fn simulate_compare(args: &SimulateArgs) -> Result<String, String> {
     };
     for scenario in &mut scenarios {
         scenario.configs = override_assignment_configs(&scenario.configs, &args.configs)?;
+        override_configs_as("--candidate-config", &scenario.configs, &args.candidate_configs)?;
     }
     eprintln!("comparing over {} scenario(s)", scenarios.len());
     let baseline = engine::AssignorKind::HighAvailability.assignor();
-    let candidate = engine::AssignorKind::Optimized.assignor();
-    let cmp = sim::compare(baseline, candidate, &scenarios, &config).map_err(|e| e.to_string())?;
+    let candidate = WithConfigs { inner: engine::AssignorKind::Optimized.assignor(), overrides: &args.candidate_configs };
+    let mut cmp = sim::compare(baseline, &candidate, &scenarios, &config).map_err(|e| e.to_string())?;
+    if !args.candidate_configs.is_empty() {
+        cmp.candidate = format!("{} ({})", cmp.candidate, args.candidate_configs.join(", "));
+    }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&cmp).expect("JSON");
         std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;

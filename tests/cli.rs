@@ -232,6 +232,32 @@ fn simulate_overrides_the_scenarios_assignor_configs() {
 }
 
 #[test]
+fn simulate_compare_can_give_the_optimized_assignor_its_own_configs() {
+    let table = |extra: &[&str]| {
+        let out = run(&[&["simulate", "--compare", "scale-out"], extra].concat(), b"");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let row = |t: &str| t.lines().find(|l| l.starts_with("| scale-out |")).unwrap().split(" | ").map(str::to_owned).collect::<Vec<_>>();
+    let (plain, one) = (table(&[]), table(&["--candidate-config", "max.warmup.replicas=1"]));
+    assert!(one.starts_with("A = HighAvailabilityTaskAssignor, B = OptimizedTaskAssignor (max.warmup.replicas=1)\n"), "{one}");
+    // Columns: scenario, moved A, moved B, bound, warm-ups A, warm-ups B, probing A, probing B,
+    // converge A, converge B. Kafka's run is untouched; one warm-up at a time takes B longer.
+    let (p, o) = (row(&plain), row(&one));
+    for a in [1, 4, 6, 8] {
+        assert_eq!(p[a], o[a], "column {a}:\n{plain}\n{one}");
+    }
+    assert!(o[7].parse::<u32>().unwrap() > p[7].parse::<u32>().unwrap(), "{plain}\n{one}");
+    // Kafka's keys and bounds, and only with --compare.
+    let out = run(&["simulate", "--compare", "--candidate-config", "max.warmups=1"], b"");
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--candidate-config max.warmups: not a task assignor config"));
+    let out = run(&["simulate", "--compare", "--candidate-config", "max.warmup.replicas=0"], b"");
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("at least 1"));
+    let out = run(&["simulate", "--candidate-config", "max.warmup.replicas=2"], b"");
+    assert!(!out.status.success());
+}
+
+#[test]
 fn simulate_compare_prints_both_assignors_and_writes_json_and_svg() {
     let dir = std::env::temp_dir().join(format!("ksa-cmp-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
