@@ -1,4 +1,5 @@
-//! Rack-aware task assignment (KIP-925): hand-checked instances and generated properties.
+//! Rack-aware task assignment (KIP-925), for Kafka's two assignors and the optimized one:
+//! hand-checked instances and generated properties.
 //!
 //! * the optimiser only runs when Kafka's would (strategy, client racks, partition racks);
 //! * it keeps every client's number of active (and standby) tasks;
@@ -57,7 +58,7 @@ fn swaps_actives_to_their_partitions_racks() {
     // cross-rack (cost 2 × 10); swapping costs two moves (2 × 1). The legacy sticky assignor's
     // defaults (traffic 1, non-overlap 10) keep its placement, so it is given the same costs.
     for strategy in [RackAwareStrategy::MinTraffic, RackAwareStrategy::BalanceSubtopology] {
-        for kind in [AssignorKind::HighAvailability, AssignorKind::LegacySticky] {
+        for kind in [AssignorKind::HighAvailability, AssignorKind::LegacySticky, AssignorKind::Optimized] {
             let mut input = two_clients(strategy);
             input.configs = input.configs.clone().with_rack_aware_costs(Some(10), Some(1));
             let out = assign(kind, &input).unwrap();
@@ -137,17 +138,17 @@ fn standby_swaps_lower_changelog_traffic() {
             .with_stateful_tasks([(t.clone(), 0)])
             .with_task_partitions(t, TaskPartitions::new([[rack.clone()]]).with_changelog([[rack]]));
     }
-    let mut off = input.clone();
-    off.task_partitions.clear();
-    let (on, off) = (
-        assign(AssignorKind::HighAvailability, &input).unwrap(),
-        assign(AssignorKind::HighAvailability, &off).unwrap(),
-    );
-    let count = |m: BTreeMap<ProcessId, BTreeSet<TaskId>>| m.values().map(BTreeSet::len).collect::<Vec<_>>();
-    assert_eq!(count(actives(&on)), count(actives(&off)));
-    assert_eq!(count(standbys(&on)), count(standbys(&off)));
-    assert!(traffic(&input, &actives(&on), false) <= traffic(&input, &actives(&off), false));
-    assert_eq!(traffic(&input, &actives(&on), false), 0);
+    let mut no_racks = input.clone();
+    no_racks.task_partitions.clear();
+    for kind in [AssignorKind::HighAvailability, AssignorKind::Optimized] {
+        let (on, off) = (assign(kind, &input).unwrap(), assign(kind, &no_racks).unwrap());
+        let count = |m: BTreeMap<ProcessId, BTreeSet<TaskId>>| m.values().map(BTreeSet::len).collect::<Vec<_>>();
+        assert_eq!(count(actives(&on)), count(actives(&off)), "{kind:?}");
+        assert_eq!(count(standbys(&on)), count(standbys(&off)), "{kind:?}");
+        assert!(traffic(&input, &actives(&on), false) <= traffic(&input, &actives(&off), false), "{kind:?}");
+        assert_eq!(traffic(&input, &actives(&on), false), 0, "{kind:?}");
+        assert!(traffic(&input, &standbys(&on), true) <= traffic(&input, &standbys(&off), true), "{kind:?}");
+    }
 }
 
 /// A generated group: clients on up to three racks, tasks in a few sub-topologies with 1–3 input
@@ -204,10 +205,9 @@ proptest! {
         tasks in 1usize..30,
         replicas in 0i32..3,
         balance in any::<bool>(),
-        sticky in any::<bool>(),
+        kind in prop::sample::select(vec![AssignorKind::HighAvailability, AssignorKind::LegacySticky, AssignorKind::Optimized]),
     ) {
         let strategy = if balance { RackAwareStrategy::BalanceSubtopology } else { RackAwareStrategy::MinTraffic };
-        let kind = if sticky { AssignorKind::LegacySticky } else { AssignorKind::HighAvailability };
         let input = group(seed, clients, tasks, replicas, strategy);
         let mut off = input.clone();
         off.configs = off.configs.clone().with_rack_aware_assignment_strategy(RackAwareStrategy::None);
@@ -262,4 +262,114 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn the_optimized_assignor_moves_for_racks_through_warm_ups_and_then_stays() {
+    // Each client runs, caught up, the task whose partitions are on the other's rack; the other
+    // client has no copy. Changelogs hold 100,000 records.
+    let (t0, t1) = (TaskId::new(0, 0), TaskId::new(0, 1));
+    let latest = kstreams_assignor::wire::LATEST_OFFSET;
+    let round = |strategy: RackAwareStrategy, sums: [[i64; 2]; 2]| {
+        let mut input = two_clients(strategy).with_stateful_tasks([(t0.clone(), 100_000), (t1.clone(), 100_000)]);
+        for (client, [s0, s1]) in input.clients.iter_mut().zip(sums) {
+            let held = [(t0.clone(), s0), (t1.clone(), s1)].into_iter().filter(|&(_, s)| s != 0);
+            *client = client.clone().with_task_offset_sums(held);
+        }
+        assign(AssignorKind::Optimized, &input).unwrap()
+    };
+    let on_rack = |out: &Assignment, first: &TaskId, second: &TaskId| {
+        actives(out) == BTreeMap::from([(pid(1), BTreeSet::from([first.clone()])), (pid(2), BTreeSet::from([second.clone()]))])
+    };
+    let warmups = |out: &Assignment| out.clients.iter().map(|c| c.warmup_tasks.clone()).collect::<Vec<_>>();
+    // 1. The actives stay where they are caught up, each target warms up, and a probing
+    //    rebalance is asked for.
+    let out = round(RackAwareStrategy::MinTraffic, [[latest, 0], [0, latest]]);
+    assert!(on_rack(&out, &t0, &t1), "{:?}", actives(&out));
+    assert_eq!(warmups(&out), [vec![t1.clone()], vec![t0.clone()]]);
+    assert!(out.followup.probing_rebalance_needed);
+    // 2. Warm-ups caught up: each active moves to its partitions' rack.
+    let out = round(RackAwareStrategy::MinTraffic, [[latest, 100_000], [100_000, latest]]);
+    assert!(on_rack(&out, &t1, &t0), "{:?}", actives(&out));
+    assert!(!out.followup.probing_rebalance_needed);
+    // 3. Then nothing moves, and no warm-up is left.
+    let out = round(RackAwareStrategy::MinTraffic, [[100_000, latest], [latest, 100_000]]);
+    assert!(on_rack(&out, &t1, &t0), "{:?}", actives(&out));
+    assert_eq!(warmups(&out), [Vec::<TaskId>::new(), Vec::new()]);
+    assert!(!out.followup.probing_rebalance_needed);
+    // Without rack awareness the first round moves nothing.
+    let out = round(RackAwareStrategy::None, [[latest, 0], [0, latest]]);
+    assert!(on_rack(&out, &t0, &t1) && !out.followup.probing_rebalance_needed);
+}
+
+#[test]
+fn the_optimized_assignor_swaps_standbys_to_their_changelogs_racks() {
+    // Clients 1 and 2 on rack r1, 3 and 4 on r2; tasks 0_0 and 0_1 have every partition on r1,
+    // 0_2 and 0_3 on r2. Each runs where its partitions are, and each caught-up standby sits on
+    // the other rack. The standbys' sticky placement keeps them there; the rack-aware swaps
+    // (traffic 10 against non-overlap 1) bring every one to its changelog's rack. Changelogs hold
+    // 100,000 records, beyond `acceptable.recovery.lag`.
+    let tasks: Vec<TaskId> = (0..4).map(|p| TaskId::new(0, p)).collect();
+    let rack = |c: usize| if c < 2 { "r1" } else { "r2" };
+    let latest = kstreams_assignor::wire::LATEST_OFFSET;
+    let standby_of = [2, 3, 0, 1];
+    let build = |strategy: RackAwareStrategy| {
+        let mut input = AssignmentInput::new().with_configs(
+            AssignmentConfigs::default().with_num_standby_replicas(1).with_rack_aware_assignment_strategy(strategy),
+        );
+        for c in 0..4 {
+            let sums = (0..4).filter_map(|k| match (k == c, standby_of[k] == c) {
+                (true, _) => Some((tasks[k].clone(), latest)),
+                (_, true) => Some((tasks[k].clone(), 100_000)),
+                _ => None,
+            });
+            input = input.with_client(ClientInput::new(pid(c as u128 + 1), 1).with_rack_id(rack(c)).with_task_offset_sums(sums));
+        }
+        for (k, t) in tasks.iter().enumerate() {
+            let r = rack(k);
+            input = input
+                .with_stateful_tasks([(t.clone(), 100_000)])
+                .with_task_partitions(t.clone(), TaskPartitions::new([[r]]).with_changelog([[r]]));
+        }
+        input
+    };
+    let (input, off) = (build(RackAwareStrategy::MinTraffic), build(RackAwareStrategy::None));
+    let (on, off) = (assign(AssignorKind::Optimized, &input).unwrap(), assign(AssignorKind::Optimized, &off).unwrap());
+    let expected: BTreeMap<ProcessId, BTreeSet<TaskId>> = (0..4).map(|c| (pid(c as u128 + 1), BTreeSet::from([tasks[c].clone()]))).collect();
+    assert_eq!(actives(&on), expected);
+    assert_eq!(actives(&off), expected);
+    assert_eq!(traffic(&input, &standbys(&off), true), 4);
+    // The standbys proper (spares aside) all sit on their changelogs' racks now.
+    let proper: BTreeMap<ProcessId, BTreeSet<TaskId>> = on
+        .clients
+        .iter()
+        .map(|c| (c.process_id, c.standby_tasks.iter().filter(|t| !c.spare_tasks.contains(t)).cloned().collect()))
+        .collect();
+    assert!(proper.values().all(|s| s.len() == 1), "{proper:?}");
+    assert_eq!(traffic(&input, &proper, true), 0, "{proper:?}");
+    // While they restore, the idle warm-up budget (2) keeps old caught-up copies as spares.
+    let spares: Vec<(usize, TaskId)> =
+        on.clients.iter().enumerate().flat_map(|(c, a)| a.spare_tasks.iter().map(move |t| (c, t.clone()))).collect();
+    assert_eq!(spares.len(), 2, "{spares:?}");
+    assert!(spares.iter().all(|(c, t)| standby_of[t.partition as usize] == *c), "{spares:?}");
+}
+
+#[test]
+fn the_optimized_assignor_places_stateless_tasks_by_rack() {
+    // Two stateless tasks besides the two stateful ones, each read from the other client's rack
+    // in task order: dealt in task order, each would land cross-rack.
+    let (s0, s1) = (TaskId::new(1, 0), TaskId::new(1, 1));
+    let build = |strategy| {
+        two_clients(strategy)
+            .with_stateless_tasks([s0.clone(), s1.clone()])
+            .with_task_partitions(s0.clone(), TaskPartitions::new([["r2"]]))
+            .with_task_partitions(s1.clone(), TaskPartitions::new([["r1"]]))
+    };
+    let stateless = |out: &Assignment, p: ProcessId| -> BTreeSet<TaskId> {
+        actives(out)[&p].iter().filter(|t| t.subtopology == 1).cloned().collect()
+    };
+    let on = assign(AssignorKind::Optimized, &build(RackAwareStrategy::MinTraffic)).unwrap();
+    assert_eq!((stateless(&on, pid(1)), stateless(&on, pid(2))), (BTreeSet::from([s1.clone()]), BTreeSet::from([s0.clone()])));
+    let off = assign(AssignorKind::Optimized, &build(RackAwareStrategy::None)).unwrap();
+    assert_eq!((stateless(&off, pid(1)), stateless(&off, pid(2))), (BTreeSet::from([s0]), BTreeSet::from([s1])));
 }

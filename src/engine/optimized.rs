@@ -6,10 +6,12 @@
 use std::collections::BTreeMap;
 
 use super::assignor::{AssignError, TaskAssignor};
+use super::high_availability::{DEFAULT_NON_OVERLAP_COST, DEFAULT_TRAFFIC_COST, STATELESS_COSTS};
 use super::input::AssignmentInput;
 use super::lags::LagIndex;
 use super::model::{Client, Model, Placement, Task};
 use super::output::Assignment;
+use super::rack_aware::{self, RackAwareOptimizer};
 use super::spread::{Mix, rebalance_mix};
 use super::standby;
 use crate::flow::{self, CostMatrix, Graph};
@@ -81,7 +83,14 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 ///    plus 10 % and a second), between [`MIN_PROBE_MS`] and `probing.rebalance.interval.ms`;
 ///    [`FIRST_PROBE_MS`] while no rate is known.
 ///
-/// Rack-aware optimisation (KIP-925) is not applied.
+/// **Rack awareness** (KIP-925) applies where Kafka's assignor would enable it
+/// (`rack.aware.assignment.strategy` set, every client's rack and every partition's replica racks
+/// known): Kafka's optimiser re-places the target of step 2 (non-overlap counted against that
+/// target, so a task leaves it only where that saves traffic), swaps the standbys of step 4 and
+/// re-places the stateless tasks of step 6, each keeping every client's number of tasks, with
+/// `rack.aware.assignment.traffic_cost` and `non_overlap_cost` or the high-availability
+/// assignor's defaults (10 and 1). A task the target moves to another rack still goes through a
+/// warm-up first.
 ///
 /// # Complexity
 /// For T stateful tasks, N clients and S standbys per task: O(T·N) to deal the quotas and build
@@ -89,10 +98,11 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 /// successive shortest paths for T·S units over T·(1 + copies) + N edges (T·N where its deal
 /// falls back to the full network); the spares O(T·N + W·T) for a budget of W; the sub-topology
 /// trades about 64·(T + N·G) steps at most for G sub-topologies. Memory O(T·N) for the target's
-/// costs. In `benches/engine.rs` (criterion, 2 cores), 100 clients × 2,000 tasks with one standby
-/// take 14 ms and 1,000 clients × 10,000 tasks 0.86 s with a peak of 228 MB, as long as this
-/// crate's port of Kafka's assignor (16 ms and 0.84 s in the same run; Kafka's own Java classes
-/// took about 82 s on the larger group in `compat/java/parity.sh --bench`).
+/// costs; with rack awareness, the rack-aware optimiser's passes on top. In one run of
+/// `compat/java/parity.sh --bench` (criterion on `benches/engine.rs`, 2 cores), 100 clients × 2,000
+/// tasks with one standby took 15 ms and 1,000 clients × 10,000 tasks 0.88 s (peak 228 MB),
+/// against 18 ms and 0.90 s for this crate's port of Kafka's assignor and 723 ms and 86 s for
+/// Kafka's own Java classes.
 ///
 /// # Example
 /// ```
@@ -165,7 +175,15 @@ impl TaskAssignor for OptimizedTaskAssignor {
         let all = sticky_quotas(stateful.len() + model.stateless_tasks.len(), &caps, &vec![0; n], &kept, usize::MAX);
         let room: Vec<i64> = all.iter().zip(&kept).map(|(&a, &k)| a as i64 - k as i64).collect();
         let quotas = quota_window(stateful.len(), &caps, &vec![0; n], &claims, usize::MAX, Some(&room)).0;
-        let target = stateful_target(&model, &lags, &rates, &caps, &quotas, &owners)?;
+        let mut target = stateful_target(&model, &lags, &rates, &caps, &quotas, &owners)?;
+        // Rack awareness (KIP-925), where Kafka's assignor would apply it: the target's tasks
+        // re-placed for less cross-rack traffic, each client keeping its number of them.
+        let mut rack = rack_aware::for_model(&model);
+        let traffic = configs.rack_aware_assignment_traffic_cost.unwrap_or(DEFAULT_TRAFFIC_COST);
+        let non_overlap = configs.rack_aware_assignment_non_overlap_cost.unwrap_or(DEFAULT_NON_OVERLAP_COST);
+        if rack.can_enable() {
+            target = rack_target(&model, &mut *rack, &target, traffic, non_overlap);
+        }
 
         // 3. Actives: on the target when it is caught up, else where availability is kept.
         let mut pending: Vec<(Task, Client)> = Vec::new();
@@ -184,6 +202,11 @@ impl TaskAssignor for OptimizedTaskAssignor {
             standby::for_configs(configs).assign(&model, &mut placement);
         } else if wanted > 0 {
             place_standbys(&model, &mut placement, &caps, &quotas, wanted, &pending)?;
+        }
+        if wanted > 0 && rack.can_enable() {
+            let standbys = standby::for_configs(configs);
+            let allowed = |p: &Placement, s, d, t| standbys.is_allowed_standby_swap(&model, p, s, d, t);
+            rack.optimize_standby_tasks(&model, &mut placement, traffic, non_overlap, &allowed);
         }
 
         // Warm-ups: pending moves whose target holds no copy, soonest first.
@@ -216,6 +239,10 @@ impl TaskAssignor for OptimizedTaskAssignor {
         let totals = sticky_quotas(model.stateless_tasks.len(), &caps, &active_counts, &keep, usize::MAX);
         let room: Vec<usize> = totals.iter().zip(&active_counts).map(|(q, a)| q - a).collect();
         place_stateless(&model, &mut placement, &caps, &owner, room)?;
+        if rack.can_enable() {
+            let (traffic, non_overlap) = STATELESS_COSTS;
+            rack.optimize_active_tasks(&model, &model.stateless_tasks, &mut placement, traffic, non_overlap);
+        }
 
         // 7. Probing deadline.
         let needed = !pending.is_empty();
@@ -239,6 +266,20 @@ impl TaskAssignor for OptimizedTaskAssignor {
         out.followup.probing_rebalance_interval_ms = after;
         Ok(out)
     }
+}
+
+/// The target re-placed by Kafka's rack-aware optimiser (`min_traffic` or `balance_subtopology`)
+/// with the given costs: non-overlap counts against the target, so a task leaves it only where
+/// that saves traffic, and every client keeps its number of tasks.
+fn rack_target(model: &Model<'_>, rack: &mut dyn RackAwareOptimizer, target: &[Client], traffic: i32, non_overlap: i32) -> Vec<Client> {
+    let tasks = &model.stateful_tasks;
+    let mut placed = Placement::new(model);
+    for (&t, &c) in tasks.iter().zip(target) {
+        placed.assign_active(c, t);
+    }
+    rack.optimize_active_tasks(model, tasks, &mut placed, traffic, non_overlap);
+    let owners = placed.active_clients(model.tasks.len());
+    tasks.iter().zip(target).map(|(&t, &c)| owners[t as usize].unwrap_or(c)).collect()
 }
 
 /// The stateless actives, `room[c]` on client `c`: each client keeps the tasks it ran while it
