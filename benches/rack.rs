@@ -1,5 +1,6 @@
-//! Rack-aware task assignment (KIP-925) end to end through the high-availability assignor, fixed
-//! seed: 1,000 tasks × 30 clients and 10,000 tasks × 100 clients, 3 racks, one standby replica.
+//! Rack-aware task assignment (KIP-925) end to end through the high-availability assignor and the
+//! optimized one (`optimized_<strategy>`), fixed seed: 1,000 tasks × 30 clients and 10,000 tasks ×
+//! 100 clients, 3 racks, one standby replica.
 //!
 //! Tasks are spread over 10 sub-topologies; each reads 1–4 input partitions and has one changelog
 //! partition, every partition with replicas on 1 or 2 of the 3 racks; clients sit on racks round
@@ -114,6 +115,9 @@ fn bench(c: &mut Criterion) {
             let input = instance(tasks, clients, strategy);
             group.bench_function(strategy.name(), |b| {
                 b.iter(|| assign(AssignorKind::HighAvailability, black_box(&input)).unwrap())
+            });
+            group.bench_function(format!("optimized_{}", strategy.name()), |b| {
+                b.iter(|| assign(AssignorKind::Optimized, black_box(&input)).unwrap())
             });
         }
         group.finish();
