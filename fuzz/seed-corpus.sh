@@ -20,3 +20,8 @@ mkdir -p corpus/topology
 for f in ../fixtures/leader/*.describe.txt ../fixtures/leader/example.topology.json; do
     { printf '\x03'; cat "$f"; } > "corpus/topology/$(basename "$f")"
 done
+# Broker responses: message index (see `fuzzing::response`), version, then the frame body.
+mkdir -p corpus/response
+printf '\x04\x04\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x1b\x00' > corpus/response/heartbeat-v4
+printf '\x06\x01\x00\x00\x00\x07\x00\x00\x00\x01\x00\x00\x00\x01\x00\x01h\x00\x00\x23\x84\xff\xff\x00\x00\x00\x01\x00\x00\x00\x00' > corpus/response/metadata-v1
+printf '\x09\x05\x00\x00\x00\x07\x00\x00\x00\x00\x00\x02\x00\x00\x02g\x01\x01\x01\x01\x00\x00\x00\x00\x00\x00' > corpus/response/describe-groups-v5

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 7] = [
+const TARGETS: [(&str, Target); 8] = [
     ("subscription", fuzzing::subscription),
     ("assignment", fuzzing::assignment),
     ("subscription-envelope", fuzzing::subscription_envelope),
@@ -18,6 +18,7 @@ const TARGETS: [(&str, Target); 7] = [
     ("inspect", fuzzing::inspect),
     ("java_string", fuzzing::java_string),
     ("topology", fuzzing::topology),
+    ("response", fuzzing::response),
 ];
 
 fn fixture_files() -> Vec<Vec<u8>> {

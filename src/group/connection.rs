@@ -9,9 +9,10 @@
 //! id.
 //!
 //! Frames larger than [`MAX_FRAME_BYTES`] are refused before anything is read into memory, and a
-//! response that does not decode is a [`ConnectionError::Decode`], never a panic. One caveat
-//! remains in the dependency: `kafka-protocol` 0.18.0 reserves array capacity from the count it
-//! reads, so a hostile broker could make it ask for a large allocation from within a frame.
+//! response that does not decode is a [`ConnectionError::Decode`], never a panic. Each response's
+//! layout is checked ([`layout::check`]) before the `kafka-protocol` crate decodes it: that crate
+//! reserves an array's capacity from the count it reads, and the check refuses any count the
+//! frame cannot hold, so what is allocated is bounded by the frame's size.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -34,6 +35,8 @@ use kafka_protocol::error::ResponseError;
 use kafka_protocol::messages::{self, ApiKey, RequestHeader, ResponseHeader};
 use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Message, StrBytes};
 
+use super::layout;
+
 /// The largest response frame accepted (Kafka's default `socket.request.max.bytes`, 100 MiB).
 pub const MAX_FRAME_BYTES: usize = 100 * 1024 * 1024;
 
@@ -43,29 +46,32 @@ pub trait Call: Encodable + Message + HeaderVersion {
     const KEY: ApiKey;
     /// The response.
     type Response: Decodable + Message + HeaderVersion;
+    /// The response's layout, checked before it is decoded.
+    const LAYOUT: &'static layout::Message;
 }
 
 macro_rules! calls {
-    ($($req:ident => $resp:ident, $key:ident;)*) => {
+    ($($req:ident => $resp:ident, $key:ident, $layout:ident;)*) => {
         $(impl Call for messages::$req {
             const KEY: ApiKey = ApiKey::$key;
             type Response = messages::$resp;
+            const LAYOUT: &'static layout::Message = &layout::$layout;
         })*
     };
 }
 
 calls! {
-    ApiVersionsRequest => ApiVersionsResponse, ApiVersions;
-    FindCoordinatorRequest => FindCoordinatorResponse, FindCoordinator;
-    JoinGroupRequest => JoinGroupResponse, JoinGroup;
-    SyncGroupRequest => SyncGroupResponse, SyncGroup;
-    HeartbeatRequest => HeartbeatResponse, Heartbeat;
-    LeaveGroupRequest => LeaveGroupResponse, LeaveGroup;
-    MetadataRequest => MetadataResponse, Metadata;
-    CreateTopicsRequest => CreateTopicsResponse, CreateTopics;
-    ListOffsetsRequest => ListOffsetsResponse, ListOffsets;
-    DescribeGroupsRequest => DescribeGroupsResponse, DescribeGroups;
-    OffsetFetchRequest => OffsetFetchResponse, OffsetFetch;
+    ApiVersionsRequest => ApiVersionsResponse, ApiVersions, API_VERSIONS;
+    FindCoordinatorRequest => FindCoordinatorResponse, FindCoordinator, FIND_COORDINATOR;
+    JoinGroupRequest => JoinGroupResponse, JoinGroup, JOIN_GROUP;
+    SyncGroupRequest => SyncGroupResponse, SyncGroup, SYNC_GROUP;
+    HeartbeatRequest => HeartbeatResponse, Heartbeat, HEARTBEAT;
+    LeaveGroupRequest => LeaveGroupResponse, LeaveGroup, LEAVE_GROUP;
+    MetadataRequest => MetadataResponse, Metadata, METADATA;
+    CreateTopicsRequest => CreateTopicsResponse, CreateTopics, CREATE_TOPICS;
+    ListOffsetsRequest => ListOffsetsResponse, ListOffsets, LIST_OFFSETS;
+    DescribeGroupsRequest => DescribeGroupsResponse, DescribeGroups, DESCRIBE_GROUPS;
+    OffsetFetchRequest => OffsetFetchResponse, OffsetFetch, OFFSET_FETCH;
 }
 
 /// A Kafka error code, printed with Kafka's name (`REBALANCE_IN_PROGRESS (27)`).
@@ -439,8 +445,10 @@ pub fn encode_request<R: Call>(request: &R, version: i16, correlation_id: i32, c
 }
 
 /// Decodes a response frame body (without its size): header, then the body at `version`. Every
-/// byte must be used.
+/// byte must be used. The body's layout is checked first ([`layout::check`]), so the decoder
+/// never reserves room for elements the frame does not hold.
 pub fn decode_response<R: Call>(body: Vec<u8>, version: i16) -> Result<(i32, R::Response), String> {
+    layout::check(R::LAYOUT, R::Response::header_version(version), version, &body).map_err(|e| e.to_string())?;
     let mut buf = Bytes::from(body);
     let header = ResponseHeader::decode(&mut buf, R::Response::header_version(version)).map_err(|e| format!("header: {e}"))?;
     let response = R::Response::decode(&mut buf, version).map_err(|e| e.to_string())?;
@@ -526,6 +534,6 @@ mod tests {
         }
         let mut longer = body;
         longer.push(0);
-        assert!(decode_response::<HeartbeatRequest>(longer, 4).unwrap_err().contains("after the response"));
+        assert!(decode_response::<HeartbeatRequest>(longer, 4).unwrap_err().contains("1 byte(s) after the message"));
     }
 }

@@ -5,6 +5,7 @@
 pub mod connection;
 pub mod describe;
 pub mod hook;
+pub mod layout;
 pub mod member;
 
 pub use hook::{Followup, OnAssignmentError, PartitionAssignorHook, ReceivedAssignment, StreamsMember};
