@@ -112,8 +112,10 @@ pub enum RackAwareStep {
 /// with the configured standby assignor's swap rule.
 ///
 /// The costs are the input's `rack.aware.assignment.traffic_cost` and `non_overlap_cost`, or the
-/// high-availability assignor's defaults (10 and 1). A task's cost on a client is described in
-/// the [module documentation](self); non-overlap counts against the given placement.
+/// high-availability assignor's defaults (10 and 1). A task's cost on a client is
+/// `traffic_cost` for each of its partitions (input partitions for actives, changelog partitions
+/// for standbys) with no replica on the client's rack, plus `non_overlap_cost` if the given
+/// placement does not have the task there.
 ///
 /// ```
 /// use kstreams_assignor::engine::{

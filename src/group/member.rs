@@ -44,7 +44,7 @@
 //!
 //! Java members rejoin when the `nextRebalanceMs` of their own assignment comes; Kafka's leader
 //! puts it on a member of the leader's own client. A leader-only member has no client in the
-//! assignment, so [`leader::assign`](crate::leader::assign) puts the deadline on its own
+//! assignment, so [`leader::assign`](crate::leader::assign()) puts the deadline on its own
 //! assignment; the leader also takes it from its assignment report, so that it rejoins at the
 //! deadline even at versions below 7, which cannot carry it.
 //!
