@@ -12,7 +12,7 @@
 //! response that does not decode is a [`ConnectionError::Decode`], never a panic. Each response's
 //! layout is checked ([`layout::check`]) before the `kafka-protocol` crate decodes it: that crate
 //! reserves an array's capacity from the count it reads, and the check refuses any count the
-//! frame cannot hold, so what is allocated is bounded by the frame's size.
+//! frame cannot hold, so what is allocated is proportional to the frame's size.
 //!
 //! ```no_run
 //! use std::time::Duration;

@@ -7,7 +7,7 @@
 //! fields at the same versions, compact forms and tagged fields from the message's first flexible
 //! version, known tagged fields decoded in place — and refuses a count that the bytes left cannot
 //! hold before anything is allocated. A body that passes is one whose every array is backed by
-//! its elements, so what the decoder then reserves is bounded by the frame's size.
+//! its elements, so what the decoder then reserves is proportional to the frame's size.
 //!
 //! The layouts follow Kafka's message schemas (`clients/src/main/resources/common/message/`) at
 //! the versions `kafka-protocol` 0.18.0 decodes; the tests check them against that crate's
