@@ -3,7 +3,8 @@
 //! set to when they are predicted to have caught up, and spare copies from the idle warm-up
 //! budget.
 
-use std::collections::BTreeMap;
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeMap, BinaryHeap};
 
 use super::assignor::{AssignError, TaskAssignor};
 use super::high_availability::{DEFAULT_NON_OVERLAP_COST, DEFAULT_TRAFFIC_COST, STATELESS_COSTS};
@@ -487,28 +488,47 @@ fn better_holder(model: &Model<'_>, lags: &LagIndex, t: Task, d: Client, owners:
 /// keeps a task instead of taking one), then to the lower index. No client goes above `limit`
 /// (while any is below it).
 ///
-/// Complexity: O(total · N).
+/// Complexity: O(N + total · log N): only the client that takes a unit changes its place in that
+/// order.
 fn deal(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize, lowest_after: bool) -> Vec<usize> {
     let mut q = start.to_vec();
+    let key = |c: usize, q: usize| DealKey { units: q, cap: caps[c], deficit: claims[c].saturating_sub(q), client: c, lowest_after };
+    let mut heap: BinaryHeap<Reverse<DealKey>> = (0..q.len()).filter(|&c| q[c] < limit).map(|c| Reverse(key(c, q[c]))).collect();
     for _ in 0..total {
-        let Some(mut best) = (0..q.len()).find(|&c| q[c] < limit) else { break };
-        for c in best + 1..q.len() {
-            if q[c] >= limit {
-                continue;
-            }
-            let cmp = |x: usize, y: usize| (x as u128 * u128::from(caps[best])).cmp(&(y as u128 * u128::from(caps[c])));
-            let deficit = |k: usize| claims[k].saturating_sub(q[k]);
-            // c before best iff q[c]/cap[c] < q[best]/cap[best], and so on.
-            let (now, after) = (cmp(q[c], q[best]), cmp(q[c] + 1, q[best] + 1));
-            let order = if lowest_after { after.then(now) } else { now.then(after) };
-            let order = order.then_with(|| deficit(best).cmp(&deficit(c)));
-            if order == std::cmp::Ordering::Less {
-                best = c;
-            }
+        let Some(Reverse(first)) = heap.pop() else { break };
+        let c = first.client;
+        q[c] += 1;
+        if q[c] < limit {
+            heap.push(Reverse(key(c, q[c])));
         }
-        q[best] += 1;
     }
     q
+}
+
+/// A client's place in [`deal`]'s order, first to take the next unit first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct DealKey {
+    units: usize,
+    cap: u64,
+    deficit: usize,
+    client: usize,
+    lowest_after: bool,
+}
+
+impl Ord for DealKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // units / cap against the other's, exactly.
+        let per_thread = |a: usize, b: usize| (a as u128 * u128::from(other.cap)).cmp(&(b as u128 * u128::from(self.cap)));
+        let (now, after) = (per_thread(self.units, other.units), per_thread(self.units + 1, other.units + 1));
+        let order = if self.lowest_after { after.then(now) } else { now.then(after) };
+        order.then(other.deficit.cmp(&self.deficit)).then(self.client.cmp(&other.client))
+    }
+}
+
+impl PartialOrd for DealKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// Per-client counts for `total` more units on top of `start`, as balanced as [`deal`]'s
@@ -516,7 +536,8 @@ fn deal(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: us
 /// `claims` as that allows: each client gets its claim clamped to that window, then the sum is
 /// corrected on the most (least) loaded clients.
 ///
-/// Complexity: O(total · N).
+/// Complexity: O(N + total · log N) for the two deals, plus O(N) per unit by which the clamped
+/// claims miss the deal's sum.
 fn sticky_quotas(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize) -> Vec<usize> {
     quota_window(total, caps, start, claims, limit, None).0
 }
@@ -974,6 +995,48 @@ mod tests {
             compared += 1;
         }
         assert!(compared > 200 && dealt * 2 > compared, "{dealt} of {compared} dealt through the shared node");
+    }
+
+    /// The deal as a scan over every client per unit: the order [`deal`] keeps in a heap.
+    fn deal_by_scan(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize, lowest_after: bool) -> Vec<usize> {
+        let mut q = start.to_vec();
+        for _ in 0..total {
+            let Some(mut best) = (0..q.len()).find(|&c| q[c] < limit) else { break };
+            for c in best + 1..q.len() {
+                if q[c] >= limit {
+                    continue;
+                }
+                let cmp = |x: usize, y: usize| (x as u128 * u128::from(caps[best])).cmp(&(y as u128 * u128::from(caps[c])));
+                let deficit = |k: usize| claims[k].saturating_sub(q[k]);
+                let (now, after) = (cmp(q[c], q[best]), cmp(q[c] + 1, q[best] + 1));
+                let order = if lowest_after { after.then(now) } else { now.then(after) };
+                if order.then_with(|| deficit(best).cmp(&deficit(c))) == Ordering::Less {
+                    best = c;
+                }
+            }
+            q[best] += 1;
+        }
+        q
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        #[test]
+        fn the_heap_deals_as_the_scan_does(
+            clients in proptest::collection::vec((1u64..6, 0usize..8, 0usize..12), 1..12),
+            total in 0usize..80,
+            limit in proptest::option::of(1usize..14),
+            lowest_after: bool,
+        ) {
+            let caps: Vec<u64> = clients.iter().map(|c| c.0).collect();
+            let start: Vec<usize> = clients.iter().map(|c| c.1).collect();
+            let claims: Vec<usize> = clients.iter().map(|c| c.2).collect();
+            let limit = limit.unwrap_or(usize::MAX);
+            proptest::prop_assert_eq!(
+                deal(total, &caps, &start, &claims, limit, lowest_after),
+                deal_by_scan(total, &caps, &start, &claims, limit, lowest_after)
+            );
+        }
     }
 
     #[test]
