@@ -101,8 +101,8 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 /// trades about 64·(T + N·G) steps at most for G sub-topologies. Memory O(T·N) for the target's
 /// costs; with rack awareness, the rack-aware optimiser's passes on top. In one run of
 /// `compat/java/parity.sh --bench` (criterion on `benches/engine.rs`, 2 cores), 100 clients × 2,000
-/// tasks with one standby took 15 ms and 1,000 clients × 10,000 tasks 0.88 s (peak 228 MB),
-/// against 18 ms and 0.90 s for this crate's port of Kafka's assignor and 723 ms and 86 s for
+/// tasks with one standby took 9.0 ms and 1,000 clients × 10,000 tasks 0.58 s (peak 228 MB),
+/// against 16 ms and 0.85 s for this crate's port of Kafka's assignor and 695 ms and 81 s for
 /// Kafka's own Java classes.
 ///
 /// # Example
