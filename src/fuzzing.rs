@@ -88,26 +88,14 @@ pub fn topology(data: &[u8]) {
 }
 
 /// A broker's response as [`Connection`](crate::group::connection::Connection) reads it: the
-/// first byte picks the message, the second its version, the rest is the frame body (header
-/// included). Whatever the bytes, the layout check and the decoder fail with errors, never a
-/// panic, and nothing is reserved from a count the frame cannot hold (libFuzzer's
-/// `-malloc_limit_mb` turns such a reservation into a crash).
+/// first byte picks the message (in [`RESPONSE_DECODERS`](crate::group::connection::RESPONSE_DECODERS)
+/// order), the second its version, the rest is the frame body (header included). Whatever the
+/// bytes, the layout check and the decoder fail with errors, never a panic, and nothing is
+/// reserved from a count the frame cannot hold (libFuzzer's `-malloc_limit_mb` turns such a
+/// reservation into a crash).
 pub fn response(data: &[u8]) {
-    use crate::group::connection::decode_response;
-    use kafka_protocol::messages::*;
+    use crate::group::connection::RESPONSE_DECODERS;
     let [which, version, body @ ..] = data else { return };
-    let (body, version) = (body.to_vec(), i16::from(version % 16));
-    let _ = match which % 11 {
-        0 => decode_response::<ApiVersionsRequest>(body, version).map(|_| ()),
-        1 => decode_response::<FindCoordinatorRequest>(body, version).map(|_| ()),
-        2 => decode_response::<JoinGroupRequest>(body, version).map(|_| ()),
-        3 => decode_response::<SyncGroupRequest>(body, version).map(|_| ()),
-        4 => decode_response::<HeartbeatRequest>(body, version).map(|_| ()),
-        5 => decode_response::<LeaveGroupRequest>(body, version).map(|_| ()),
-        6 => decode_response::<MetadataRequest>(body, version).map(|_| ()),
-        7 => decode_response::<CreateTopicsRequest>(body, version).map(|_| ()),
-        8 => decode_response::<ListOffsetsRequest>(body, version).map(|_| ()),
-        9 => decode_response::<DescribeGroupsRequest>(body, version).map(|_| ()),
-        _ => decode_response::<OffsetFetchRequest>(body, version).map(|_| ()),
-    };
+    let (_, decode) = RESPONSE_DECODERS[usize::from(*which) % RESPONSE_DECODERS.len()];
+    let _ = decode(body.to_vec(), i16::from(version % 16));
 }

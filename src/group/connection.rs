@@ -57,6 +57,11 @@ macro_rules! calls {
             type Response = messages::$resp;
             const LAYOUT: &'static layout::Message = &layout::$layout;
         })*
+
+        /// Every call's API key with [`decode_response`] for its response (the header and body
+        /// checked and decoded, the value dropped): what the fuzz target feeds bytes to.
+        pub const RESPONSE_DECODERS: &[(ApiKey, fn(Vec<u8>, i16) -> Result<(), String>)] =
+            &[$((ApiKey::$key, |body, version| decode_response::<messages::$req>(body, version).map(|_| ()))),*];
     };
 }
 
