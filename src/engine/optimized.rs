@@ -96,8 +96,9 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 /// # Complexity
 /// For T stateful tasks, N clients and S standbys per task: O(T·N) to deal the quotas and build
 /// the costs; the target's assignment flow O(T·N²) at worst ([`flow::assign`]); the standby flow
-/// successive shortest paths for T·S units over T·(1 + copies) + N edges (T·N where its deal
-/// falls back to the full network); the spares O(T·N + W·T) for a budget of W; the sub-topology
+/// successive shortest paths for T·S units over T·(1 + copies) + N edges, and its deal
+/// O(T·S·(S + log N)) plus O(T·N·S) per trade (T·N edges where no deal exists and it falls back
+/// to the full network); the spares O(T·N + W·T) for a budget of W; the sub-topology
 /// trades about 64·(T + N·G) steps at most for G sub-topologies. Memory O(T·N) for the target's
 /// costs; with rack awareness, the rack-aware optimiser's passes on top. In one run of
 /// `compat/java/parity.sh --bench` (criterion on `benches/engine.rs`, 2 cores), 100 clients × 2,000
@@ -692,17 +693,18 @@ fn stateful_target(
 /// node: source → task (`wanted` units); task → each client with a copy or the pending target
 /// (1 unit, cost 0 or 1); task → shared node (cost 2) → every client; client → sink (its quota,
 /// then overflow). That network may route a task's unit to its active's client or to a client
-/// already holding it; the units of the shared node are then dealt to the tasks in order, each
-/// to the lowest-numbered client allowed that has units left. Every unit through the shared node costs
-/// the same, so a complete deal costs what the network's optimum does, which is no more than the
+/// already holding it; the units of the shared node are then dealt to the tasks
+/// ([`deal_shared`]): in order, each to the lowest-numbered client allowed that has units left,
+/// trading units dealt earlier where none is. Every unit through the shared node costs the
+/// same, so a complete deal costs what the network's optimum does, which is no more than the
 /// optimum of the network with an edge per task and client (its relaxation) — the deal is
-/// optimal. Where the deal cannot complete, that full network is solved instead
-/// ([`place_standbys_full`]).
+/// optimal. Where no complete deal exists for the network's flow, that full network is solved
+/// instead ([`place_standbys_full`]).
 ///
 /// Returns whether the deal completed (`false`: the full network was solved).
 ///
 /// Complexity: the flow has T·(1 + copies) + N edges and T·`wanted` units; the deal
-/// O(T·`wanted`·(`wanted` + log N)).
+/// O(T·`wanted`·(`wanted` + log N)), plus O(T·N·`wanted`) at most for each trade.
 fn place_standbys(
     model: &Model<'_>,
     placement: &mut Placement,
@@ -764,28 +766,11 @@ fn place_standbys(
             chosen[k].push(c);
         }
     }
-    let mut left: std::collections::BinaryHeap<(std::cmp::Reverse<Client>, i64)> =
-        dealt.iter().enumerate().map(|(c, &e)| (std::cmp::Reverse(c), graph.flow(e))).filter(|&(_, f)| f > 0).collect();
-    let mut skipped = Vec::new();
-    for (k, &t) in tasks.iter().enumerate() {
-        for _ in 0..graph.flow(shared[k]) {
-            let allowed = |c: Client| active_on[t as usize] != Some(c) && !chosen[k].contains(&c);
-            let pick = loop {
-                match left.pop() {
-                    Some((std::cmp::Reverse(c), f)) if allowed(c) => break Some((f, c)),
-                    Some(entry) => skipped.push(entry),
-                    None => break None,
-                }
-            };
-            left.extend(skipped.drain(..));
-            let Some((f, c)) = pick else {
-                return place_standbys_full(model, placement, &quotas, targets, &target_of, wanted).map(|()| false);
-            };
-            chosen[k].push(c);
-            if f > 1 {
-                left.push((std::cmp::Reverse(c), f - 1));
-            }
-        }
+    let units: Vec<i64> = dealt.iter().map(|&e| graph.flow(e)).collect();
+    let wants: Vec<i64> = shared.iter().map(|&e| graph.flow(e)).collect();
+    let actives: Vec<Option<Client>> = tasks.iter().map(|&t| active_on[t as usize]).collect();
+    if !deal_shared(units, &wants, &actives, &mut chosen) {
+        return place_standbys_full(model, placement, &quotas, targets, &target_of, wanted).map(|()| false);
     }
     for (k, &t) in tasks.iter().enumerate() {
         for &c in &chosen[k] {
@@ -793,6 +778,99 @@ fn place_standbys(
         }
     }
     Ok(true)
+}
+
+/// Deals the shared node's units (`units[c]` of client `c`) to the tasks (`wants[k]` to task
+/// `k`), in task order, each unit to the lowest-numbered client with units left that neither
+/// runs the task (`actives[k]`) nor holds a copy of it already (`chosen[k]`, which the deal
+/// extends).
+///
+/// Where every client with units left is barred from the task, units dealt to earlier tasks
+/// are traded along an augmenting path ([`trade_for`]). Every unit of the shared node costs the
+/// same and each client's count is unchanged, so trades keep the flow's cost.
+///
+/// Returns `false` when no complete deal exists.
+fn deal_shared(mut units: Vec<i64>, wants: &[i64], actives: &[Option<Client>], chosen: &mut [Vec<Client>]) -> bool {
+    // The clients with units left, lowest first.
+    let mut left: BinaryHeap<Reverse<Client>> = (0..units.len()).filter(|&c| units[c] > 0).map(Reverse).collect();
+    // Per task: where its dealt units start in `chosen` (the copies of its own edges come first).
+    let own: Vec<usize> = chosen.iter().map(Vec::len).collect();
+    let mut barred = Vec::new();
+    for k in 0..wants.len() {
+        for _ in 0..wants[k] {
+            let pick = loop {
+                match left.pop() {
+                    Some(Reverse(c)) if actives[k] != Some(c) && !chosen[k].contains(&c) => break Some(c),
+                    Some(entry) => barred.push(entry),
+                    None => break None,
+                }
+            };
+            left.extend(barred.drain(..));
+            if let Some(c) = pick {
+                chosen[k].push(c);
+                units[c] -= 1;
+                if units[c] > 0 {
+                    left.push(Reverse(c));
+                }
+            } else {
+                let Some(c) = trade_for(k, &units, actives, &own, chosen) else { return false };
+                units[c] -= 1;
+                if units[c] == 0 {
+                    left.retain(|&Reverse(x)| x != c);
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Gives task `k` one more client by trading units dealt to tasks before it: a breadth-first
+/// search for `k` → client ← task → client ← … → a client with units left, where each
+/// "← task" holds that client through a dealt unit (not a copy of its own edges) and each
+/// "task →" may take the next client. Along the path each task swaps to the next client and `k`
+/// takes the first. Returns the client whose unit was used, or `None` when no path exists, in
+/// which case no deal gives `k` another unit without taking one from another task.
+///
+/// O(U + k·N·S) for N clients, U units dealt so far and at most S clients per task.
+fn trade_for(k: usize, units: &[i64], actives: &[Option<Client>], own: &[usize], chosen: &mut [Vec<Client>]) -> Option<Client> {
+    let n = units.len();
+    let allowed = |chosen: &[Vec<Client>], j: usize, c: Client| actives[j] != Some(c) && !chosen[j].contains(&c);
+    // Per client: the (task, slot) pairs of units dealt to it so far.
+    let mut dealt_to: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+    for j in 0..k {
+        for i in own[j]..chosen[j].len() {
+            dealt_to[chosen[j][i]].push((j, i));
+        }
+    }
+    // Per client reached: the client before it on the path and the (task, slot) that swaps.
+    let mut parent: Vec<Option<(Client, usize, usize)>> = vec![None; n];
+    let mut seen: Vec<bool> = (0..n).map(|c| allowed(chosen, k, c)).collect();
+    let mut task_seen = vec![false; k];
+    let mut queue: std::collections::VecDeque<Client> = (0..n).filter(|&c| seen[c]).collect();
+    while let Some(c) = queue.pop_front() {
+        if units[c] > 0 {
+            let mut end = c;
+            while let Some((before, j, i)) = parent[end] {
+                chosen[j][i] = end;
+                end = before;
+            }
+            chosen[k].push(end);
+            return Some(c);
+        }
+        for &(j, i) in &dealt_to[c] {
+            if std::mem::replace(&mut task_seen[j], true) {
+                continue;
+            }
+            for next in 0..n {
+                if !seen[next] && allowed(chosen, j, next) {
+                    seen[next] = true;
+                    parent[next] = Some((c, j, i));
+                    queue.push_back(next);
+                }
+            }
+        }
+    }
+    None
 }
 
 /// [`place_standbys`] on the network with an edge from every task to every client without its
@@ -1037,6 +1115,85 @@ mod tests {
                 deal_by_scan(total, &caps, &start, &claims, limit, lowest_after)
             );
         }
+    }
+
+    /// Whether the shared units can be dealt at all: a max flow from the tasks' wants through
+    /// every allowed (task, client) pair to the clients' units.
+    fn deal_exists(units: &[i64], wants: &[i64], actives: &[Option<Client>], own: &[Vec<Client>]) -> bool {
+        let (n, tasks) = (units.len(), wants.len());
+        let mut graph = crate::flow::Graph::new(2 + tasks + n);
+        for k in 0..tasks {
+            graph.add_edge(0, 2 + k, wants[k], 0).unwrap();
+            for c in (0..n).filter(|&c| actives[k] != Some(c) && !own[k].contains(&c)) {
+                graph.add_edge(2 + k, 2 + tasks + c, 1, 0).unwrap();
+            }
+        }
+        for (c, &u) in units.iter().enumerate() {
+            graph.add_edge(2 + tasks + c, 1, u, 0).unwrap();
+        }
+        graph.min_cost_max_flow(0, 1).unwrap().flow == wants.iter().sum::<i64>()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+        /// The deal completes exactly when some deal exists, and then gives each task its units
+        /// on distinct clients it may take, using each client's units exactly.
+        #[test]
+        fn the_shared_units_are_dealt_whenever_they_can_be(
+            n in 2usize..7,
+            tasks in proptest::collection::vec((0usize..8, proptest::collection::vec(0usize..7, 0..3), 0usize..4), 1..14),
+            spread in proptest::collection::vec(0usize..7, 0..40),
+        ) {
+            // Task k: its active (none when out of range), the copies of its own edges, its wants.
+            let actives: Vec<Option<Client>> = tasks.iter().map(|t| (t.0 < n).then_some(t.0)).collect();
+            let own: Vec<Vec<Client>> = tasks.iter().zip(&actives).map(|(t, &a)| {
+                let mut own: Vec<Client> = t.1.iter().copied().filter(|&c| c < n && Some(c) != a).collect();
+                own.dedup();
+                own.sort_unstable();
+                own.dedup();
+                own
+            }).collect();
+            let wants: Vec<i64> = tasks.iter().map(|t| t.2 as i64).collect();
+            // As many units as wanted, spread over the clients by the drawn sequence.
+            let total: i64 = wants.iter().sum();
+            let mut units = vec![0i64; n];
+            for u in 0..total as usize {
+                units[spread.get(u).map_or(u % n, |&c| c % n)] += 1;
+            }
+            let mut chosen = own.clone();
+            let dealt = deal_shared(units.clone(), &wants, &actives, &mut chosen);
+            proptest::prop_assert_eq!(dealt, deal_exists(&units, &wants, &actives, &own));
+            if dealt {
+                let mut used = vec![0i64; n];
+                for k in 0..wants.len() {
+                    proptest::prop_assert_eq!(&chosen[k][..own[k].len()], &own[k][..]);
+                    let extra = &chosen[k][own[k].len()..];
+                    proptest::prop_assert_eq!(extra.len() as i64, wants[k]);
+                    let mut all = chosen[k].clone();
+                    all.sort_unstable();
+                    all.dedup();
+                    proptest::prop_assert_eq!(all.len(), chosen[k].len(), "task {} holds a client twice", k);
+                    proptest::prop_assert!(extra.iter().all(|&c| Some(c) != actives[k]));
+                    extra.iter().for_each(|&c| used[c] += 1);
+                }
+                proptest::prop_assert_eq!(used, units);
+            }
+        }
+    }
+
+    #[test]
+    fn a_deal_stuck_on_the_last_task_trades_along_a_path() {
+        // One unit on each of clients 0, 1 and 2. In order, task 0 (active on 2) takes client 0
+        // and task 1 (active on 0) client 1; task 2 (active on 2, a copy of its own on 1) finds
+        // only client 2 left. No single swap helps (task 0 cannot take 2, and task 1 holds a
+        // client task 2 has): task 1 moves 1 → 2, task 0 moves 0 → 1, and task 2 takes 0.
+        let actives = [Some(2), Some(0), Some(2)];
+        let mut chosen = vec![vec![], vec![], vec![1]];
+        assert!(deal_shared(vec![1, 1, 1], &[1, 1, 1], &actives, &mut chosen));
+        assert_eq!(chosen, [vec![1], vec![2], vec![1, 0]]);
+        // With task 2 also running on the client task 1 needs, no deal exists.
+        let mut chosen = vec![vec![], vec![], vec![1]];
+        assert!(!deal_shared(vec![1, 1, 1], &[1, 1, 1], &[Some(2), Some(2), Some(2)], &mut chosen));
     }
 
     #[test]
