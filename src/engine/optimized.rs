@@ -465,11 +465,27 @@ fn previous_owners(model: &Model<'_>) -> Vec<Option<Client>> {
 }
 
 /// The best caught-up client for `t` other than `except`: its previous owner, else the one
-/// with the smallest lag.
+/// with the smallest lag (by [`effective_lag`], then index).
+///
+/// Complexity: O(R·log M) for the R clients that reported `t` (M: the most tasks a client
+/// reported); the others all have the same lag, so only the first of them counts.
 fn best_caught_up(model: &Model<'_>, lags: &LagIndex, t: Task, except: Option<Client>, owners: &[Option<Client>]) -> Option<Client> {
-    (0..model.num_clients())
-        .filter(|&c| Some(c) != except && lags.is_caught_up(c, t))
-        .min_by_key(|&c| (owners[t as usize] != Some(c), effective_lag(model, c, t), c))
+    if let Some(owner) = owners[t as usize].filter(|&o| Some(o) != except && lags.is_caught_up(o, t)) {
+        return Some(owner);
+    }
+    let reporters = lags.reporters(t);
+    let reported = reporters
+        .iter()
+        .filter(|&&(_, c)| Some(c) != except && lags.is_caught_up(c, t))
+        .map(|&(_, c)| (effective_lag(model, c, t), c))
+        .min();
+    let other = if lags.others_caught_up(t) {
+        let reported_by = |c: Client| model.clients[c].reported.contains_key(&t);
+        (0..model.num_clients()).find(|&c| Some(c) != except && !reported_by(c)).map(|c| (effective_lag(model, c, t), c))
+    } else {
+        None
+    };
+    reported.into_iter().chain(other).min().map(|(_, c)| c)
 }
 
 /// Where `t` runs while its target `d` is not caught up: a caught-up client (the previous
@@ -1023,6 +1039,30 @@ mod tests {
             cost += 1_000_000 * placement.standby[c].len().saturating_sub(quotas[c].saturating_sub(targets[c])) as i64;
         }
         cost
+    }
+
+    #[test]
+    fn the_best_caught_up_client_is_the_one_a_scan_of_every_client_finds() {
+        // Which kind of client won: the previous owner, a reporter, one that did not report.
+        let mut won = [0usize; 3];
+        for index in 0..300u64 {
+            let s = crate::engine::scenario::random(3, index);
+            let Ok(model) = Model::new(&s.input) else { continue };
+            let (lags, owners, n) = (LagIndex::new(&model), previous_owners(&model), model.num_clients());
+            for &t in &model.stateful_tasks {
+                for except in std::iter::once(None).chain((0..n).map(Some)) {
+                    let scan = (0..n)
+                        .filter(|&c| Some(c) != except && lags.is_caught_up(c, t))
+                        .min_by_key(|&c| (owners[t as usize] != Some(c), effective_lag(&model, c, t), c));
+                    let best = best_caught_up(&model, &lags, t, except, &owners);
+                    assert_eq!(best, scan, "scenario {index}, task {t}, except {except:?}");
+                    if let Some(c) = best {
+                        won[if owners[t as usize] == Some(c) { 0 } else if model.clients[c].reported.contains_key(&t) { 1 } else { 2 }] += 1;
+                    }
+                }
+            }
+        }
+        assert!(won.iter().all(|&w| w > 20), "{won:?}");
     }
 
     #[test]
