@@ -446,7 +446,7 @@ fn read_topology(path: &PathBuf, group: &str) -> Result<leader::Topology, String
     Ok(topology)
 }
 
-const ASSIGNMENT_KEYS: [&str; 8] = [
+const ASSIGNMENT_KEYS: [&str; 9] = [
     "num.standby.replicas",
     "acceptable.recovery.lag",
     "max.warmup.replicas",
@@ -455,6 +455,7 @@ const ASSIGNMENT_KEYS: [&str; 8] = [
     "rack.aware.assignment.strategy",
     "rack.aware.assignment.traffic_cost",
     "rack.aware.assignment.non_overlap_cost",
+    "stream.imbalance.percentage",
 ];
 
 /// The JSON value of a task assignor config given as text: a list for

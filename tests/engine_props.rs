@@ -9,7 +9,9 @@
 //! * the output does not depend on the order of the clients in the input;
 //! * the optimized assignor keeps Kafka's availability rule (an active task sits on a client that
 //!   is not caught up only when no client is caught up and none has a smaller lag), balances any
-//!   capacities within one task per thread, and returns a converged assignment unchanged.
+//!   capacities within one task per thread, and returns a converged assignment unchanged; with
+//!   `stream.imbalance.percentage`, it converges to counts within that percentage of each
+//!   client's share (or within one task per thread) and then stays.
 
 mod engine_common;
 
@@ -289,6 +291,54 @@ proptest! {
         for (a, b) in out.clients.iter().zip(&again.clients) {
             prop_assert_eq!(&a.active_tasks, &b.active_tasks, "actives of {} moved", a.process_id);
             prop_assert_eq!(&a.standby_tasks, &b.standby_tasks, "standbys of {} moved", a.process_id);
+        }
+    }
+
+    /// With `stream.imbalance.percentage` (0 included): every invariant but the strict balance;
+    /// from any state, the warm-ups converge to stateful active counts within the percentage of
+    /// each client's capacity-proportional share, or within one task per thread of the mean;
+    /// then the actives stay, and after one more rebalance no copy has to be restored.
+    #[test]
+    fn optimized_with_an_imbalance_converges_within_it_and_stays(p in params(), imbalance in 0i32..=60) {
+        let p = Params { fetch_failed: false, ..p };
+        let mut input = build(&p, false);
+        input.configs = input.configs.clone().with_stream_imbalance_percentage(imbalance);
+        let mut out = check_invariants(AssignorKind::Optimized, &input)?;
+        check_availability(&input, &out)?;
+        let mut rounds = 0;
+        while out.followup.probing_rebalance_needed {
+            rounds += 1;
+            prop_assert!(rounds <= 40, "no convergence in 40 rounds");
+            input = after_catching_up(&input, &out);
+            out = check_invariants(AssignorKind::Optimized, &input)?;
+            check_availability(&input, &out)?;
+        }
+        let total = input.stateful_tasks.len() as f64;
+        let threads: f64 = input.clients.iter().map(|c| f64::from(c.capacity)).sum();
+        let percent = f64::from(imbalance) / 100.0;
+        for c in &input.clients {
+            let held = out.client(&c.process_id).unwrap().active_tasks.iter().filter(|t| input.stateful_tasks.contains(*t)).count() as f64;
+            let (cap, share) = (f64::from(c.capacity), total * f64::from(c.capacity) / threads);
+            let within_percent = (held - share).abs() <= share * percent + 1e-9;
+            let within_a_task_per_thread = (held / cap - total / threads).abs() <= 1.0 + 1e-9;
+            prop_assert!(within_percent || within_a_task_per_thread, "{} holds {} stateful actives; share {:.2}, {}%", c.process_id, held, share, imbalance);
+        }
+        // The actives stay. One more rebalance may settle the spares (a spare whose task's
+        // standby has caught up goes, or becomes that standby while the other copy goes); from
+        // then on no client gets a copy it does not have.
+        let settled = after_catching_up(&input, &out);
+        let again = check_invariants(AssignorKind::Optimized, &settled)?;
+        prop_assert!(!again.followup.probing_rebalance_needed);
+        for (a, b) in out.clients.iter().zip(&again.clients) {
+            prop_assert_eq!(&a.active_tasks, &b.active_tasks, "actives of {} moved", a.process_id);
+        }
+        let third = check_invariants(AssignorKind::Optimized, &after_catching_up(&settled, &again))?;
+        prop_assert!(!third.followup.probing_rebalance_needed);
+        for (a, b) in again.clients.iter().zip(&third.clients) {
+            prop_assert_eq!(&a.active_tasks, &b.active_tasks, "actives of {} moved", a.process_id);
+            for t in &b.standby_tasks {
+                prop_assert!(a.standby_tasks.contains(t), "{} gets a new standby {}", a.process_id, t);
+            }
         }
     }
 

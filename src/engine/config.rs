@@ -56,6 +56,11 @@ pub const MAX_RACK_AWARE_ASSIGNMENT_TAGS: usize = 5;
 /// | `rack.aware.assignment.strategy` | `none` | `none`, `min_traffic`, `balance_subtopology` |
 /// | `rack.aware.assignment.traffic_cost` | `null` | any int or `null` |
 /// | `rack.aware.assignment.non_overlap_cost` | `null` | any int or `null` |
+/// | `stream.imbalance.percentage` | 0 | 0 to 100 (read by `optimized` only) |
+///
+/// `stream.imbalance.percentage` is not Kafka's: it is the balance factor of the KIP-441 draft
+/// ("smooth scaling out"), which [`OptimizedTaskAssignor`](super::OptimizedTaskAssignor) reads
+/// and Kafka's assignors ignore. It is serialised only when set.
 ///
 /// ```
 /// use kstreams_assignor::engine::AssignmentConfigs;
@@ -90,6 +95,10 @@ pub struct AssignmentConfigs {
     pub rack_aware_assignment_traffic_cost: Option<i32>,
     /// `rack.aware.assignment.non_overlap_cost`; `None` lets each assignor pick its default.
     pub rack_aware_assignment_non_overlap_cost: Option<i32>,
+    /// `stream.imbalance.percentage`: how far, in percent of its capacity-proportional share,
+    /// a client's number of tasks may stray before `optimized` moves tasks to balance it
+    /// (0: as balanced as the counts allow).
+    pub stream_imbalance_percentage: i32,
 }
 
 impl Default for AssignmentConfigs {
@@ -103,6 +112,7 @@ impl Default for AssignmentConfigs {
             rack_aware_assignment_strategy: RackAwareStrategy::None,
             rack_aware_assignment_traffic_cost: None,
             rack_aware_assignment_non_overlap_cost: None,
+            stream_imbalance_percentage: 0,
         }
     }
 }
@@ -164,6 +174,20 @@ impl AssignmentConfigs {
         self
     }
 
+    /// Sets `stream.imbalance.percentage` (read by the optimized assignor only).
+    ///
+    /// ```
+    /// use kstreams_assignor::engine::AssignmentConfigs;
+    ///
+    /// let configs = AssignmentConfigs::default().with_stream_imbalance_percentage(20);
+    /// assert!(configs.validate().is_ok());
+    /// assert!(AssignmentConfigs::default().with_stream_imbalance_percentage(101).validate().is_err());
+    /// ```
+    pub fn with_stream_imbalance_percentage(mut self, percent: i32) -> Self {
+        self.stream_imbalance_percentage = percent;
+        self
+    }
+
     /// Checks every value as Kafka's validators do.
     ///
     /// ```
@@ -183,6 +207,14 @@ impl AssignmentConfigs {
         at_least("acceptable.recovery.lag", self.acceptable_recovery_lag, 0)?;
         at_least("max.warmup.replicas", self.max_warmup_replicas.into(), 1)?;
         at_least("probing.rebalance.interval.ms", self.probing_rebalance_interval_ms, 60_000)?;
+        at_least("stream.imbalance.percentage", self.stream_imbalance_percentage.into(), 0)?;
+        if self.stream_imbalance_percentage > 100 {
+            return Err(ConfigError {
+                key: "stream.imbalance.percentage",
+                value: self.stream_imbalance_percentage.to_string(),
+                reason: "Value must be no more than 100".to_owned(),
+            });
+        }
         let tags = &self.rack_aware_assignment_tags;
         let printed = || format!("[{}]", tags.join(", "));
         if tags.len() > MAX_RACK_AWARE_ASSIGNMENT_TAGS {
@@ -223,6 +255,8 @@ struct RawAssignmentConfigs {
     rack_aware_assignment_traffic_cost: Option<i32>,
     #[serde(rename = "rack.aware.assignment.non_overlap_cost", default)]
     rack_aware_assignment_non_overlap_cost: Option<i32>,
+    #[serde(rename = "stream.imbalance.percentage", default, skip_serializing_if = "Option::is_none")]
+    stream_imbalance_percentage: Option<i32>,
 }
 
 impl TryFrom<RawAssignmentConfigs> for AssignmentConfigs {
@@ -239,6 +273,7 @@ impl TryFrom<RawAssignmentConfigs> for AssignmentConfigs {
             rack_aware_assignment_strategy: raw.rack_aware_assignment_strategy.unwrap_or_default(),
             rack_aware_assignment_traffic_cost: raw.rack_aware_assignment_traffic_cost,
             rack_aware_assignment_non_overlap_cost: raw.rack_aware_assignment_non_overlap_cost,
+            stream_imbalance_percentage: raw.stream_imbalance_percentage.unwrap_or(d.stream_imbalance_percentage),
         };
         configs.validate()?;
         Ok(configs)
@@ -256,6 +291,7 @@ impl From<AssignmentConfigs> for RawAssignmentConfigs {
             rack_aware_assignment_strategy: Some(c.rack_aware_assignment_strategy),
             rack_aware_assignment_traffic_cost: c.rack_aware_assignment_traffic_cost,
             rack_aware_assignment_non_overlap_cost: c.rack_aware_assignment_non_overlap_cost,
+            stream_imbalance_percentage: Some(c.stream_imbalance_percentage).filter(|&p| p != 0),
         }
     }
 }
@@ -292,6 +328,8 @@ mod tests {
             (r#"{"probing.rebalance.interval.ms": 59999}"#, "probing.rebalance.interval.ms"),
             (r#"{"rack.aware.assignment.tags": ["a","b","c","d","e","f"]}"#, "rack.aware.assignment.tags"),
             (r#"{"rack.aware.assignment.tags": [""]}"#, "rack.aware.assignment.tags"),
+            (r#"{"stream.imbalance.percentage": -1}"#, "stream.imbalance.percentage"),
+            (r#"{"stream.imbalance.percentage": 101}"#, "stream.imbalance.percentage"),
         ] {
             let err = serde_json::from_str::<AssignmentConfigs>(json).unwrap_err().to_string();
             assert!(err.contains(key), "{json}: {err}");
@@ -314,5 +352,9 @@ mod tests {
         assert_eq!(c.acceptable_recovery_lag, i64::MAX);
         assert_eq!(c.rack_aware_assignment_strategy, RackAwareStrategy::BalanceSubtopology);
         assert_eq!(c.rack_aware_assignment_traffic_cost, Some(7));
+        // Not Kafka's key: written only when set.
+        let c: AssignmentConfigs = serde_json::from_str(r#"{"stream.imbalance.percentage": 20}"#).unwrap();
+        assert_eq!(c.stream_imbalance_percentage, 20);
+        assert_eq!(serde_json::to_value(&c).unwrap()["stream.imbalance.percentage"], 20);
     }
 }

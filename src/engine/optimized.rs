@@ -50,7 +50,11 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 ///    tasks it runs (or is the best caught-up holder of) without leaving the per-thread range
 ///    of that deal, so the balance is the deal's and the movement is minimal. Of two deals with
 ///    the same spread, the one that lets clients keep more of what they run wins, stateless
-///    tasks included (a client does not gain a stateful task only to give up a stateless one);
+///    tasks included (a client does not gain a stateful task only to give up a stateless one).
+///    With `stream.imbalance.percentage` (the KIP-441 draft's balance factor, 0 by default), a
+///    client also keeps what it runs while its count stays within that percentage of its
+///    capacity-proportional share; the same tolerance applies to the stateless and standby
+///    quotas;
 /// 2. **target**: a min-cost assignment of the stateful tasks to clients with exactly those
 ///    quotas ([`flow::assign`]). Costs, in order of weight: a task off its caught-up owner (a
 ///    movement); on a client that is not caught up (a warm-up); the estimated restore time
@@ -145,6 +149,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
         let lags = LagIndex::new(&model);
         let rates = RestoreRates::new(&model);
         let mut placement = Placement::new(&model);
+        let imbalance = imbalance(&model);
 
         // 1–2. Quotas and the target of the stateful actives.
         let stateful = &model.stateful_tasks;
@@ -174,9 +179,9 @@ impl TaskAssignor for OptimizedTaskAssignor {
             }
         }
         let kept: Vec<usize> = claims.iter().zip(&owned).map(|(s, l)| s + l).collect();
-        let all = sticky_quotas(stateful.len() + model.stateless_tasks.len(), &caps, &vec![0; n], &kept, usize::MAX);
+        let all = sticky_quotas(stateful.len() + model.stateless_tasks.len(), &caps, &vec![0; n], &kept, usize::MAX, imbalance);
         let room: Vec<i64> = all.iter().zip(&kept).map(|(&a, &k)| a as i64 - k as i64).collect();
-        let quotas = quota_window(stateful.len(), &caps, &vec![0; n], &claims, usize::MAX, Some(&room)).0;
+        let quotas = quota_window(stateful.len(), &caps, &vec![0; n], &claims, usize::MAX, imbalance, Some(&room)).0;
         let mut target = stateful_target(&model, &lags, &rates, &caps, &quotas, &owners)?;
         // Rack awareness (KIP-925), where Kafka's assignor would apply it: the target's tasks
         // re-placed for less cross-rack traffic, each client keeping its number of them.
@@ -238,7 +243,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
         // move back and forth while the stateful tasks converge.
         let active_counts: Vec<usize> = quotas.clone();
         let keep: Vec<usize> = active_counts.iter().zip(&owned).map(|(a, o)| a + o).collect();
-        let totals = sticky_quotas(model.stateless_tasks.len(), &caps, &active_counts, &keep, usize::MAX);
+        let totals = sticky_quotas(model.stateless_tasks.len(), &caps, &active_counts, &keep, usize::MAX, imbalance);
         let room: Vec<usize> = totals.iter().zip(&active_counts).map(|(q, a)| q - a).collect();
         place_stateless(&model, &mut placement, &caps, &owner, room)?;
         if rack.can_enable() {
@@ -432,6 +437,11 @@ fn place_spares(
     spares
 }
 
+/// `stream.imbalance.percentage`, within 0 to 100.
+fn imbalance(model: &Model<'_>) -> u32 {
+    model.input.configs.stream_imbalance_percentage.clamp(0, 100) as u32
+}
+
 /// Lag as the assignor compares it: `-2` (running) before everything, unknown (`-3`) last.
 fn effective_lag(model: &Model<'_>, c: Client, t: Task) -> i64 {
     match model.lag(c, t) {
@@ -555,8 +565,8 @@ impl PartialOrd for DealKey {
 ///
 /// Complexity: O(N + total · log N) for the two deals, plus O(N) per unit by which the clamped
 /// claims miss the deal's sum.
-fn sticky_quotas(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize) -> Vec<usize> {
-    quota_window(total, caps, start, claims, limit, None).0
+fn sticky_quotas(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize, imbalance: u32) -> Vec<usize> {
+    quota_window(total, caps, start, claims, limit, imbalance, None).0
 }
 
 /// [`sticky_quotas`], and the most each client may hold without leaving the window. `room`:
@@ -568,6 +578,7 @@ fn quota_window(
     start: &[usize],
     claims: &[usize],
     limit: usize,
+    imbalance: u32,
     room: Option<&[i64]>,
 ) -> (Vec<usize>, Vec<usize>) {
     // The window does not depend on the claims' placement, so a placement inside it stays
@@ -584,13 +595,13 @@ fn quota_window(
     let lower_max = deal(total, caps, start, &zeros, limit, true);
     let (a, b) = (spread(&raise_min), spread(&lower_max));
     if b < a - 1e-12 {
-        return fit_window(&lower_max, caps, start, claims, limit);
+        return fit_window(&lower_max, caps, start, claims, limit, imbalance);
     }
-    let first = fit_window(&raise_min, caps, start, claims, limit);
+    let first = fit_window(&raise_min, caps, start, claims, limit, imbalance);
     if b > a + 1e-12 || lower_max == raise_min {
         return first;
     }
-    let second = fit_window(&lower_max, caps, start, claims, limit);
+    let second = fit_window(&lower_max, caps, start, claims, limit, imbalance);
     let given_up = |q: &[usize]| -> (usize, i64) {
         let own: usize = claims.iter().zip(q).map(|(&c, &q)| c.saturating_sub(q)).sum();
         let other: i64 = room.map_or(0, |room| {
@@ -605,7 +616,11 @@ fn quota_window(
 /// The quotas inside the window that `filled` (a deal) spans: every client's units per thread
 /// between the deal's minimum and maximum, each client as close to its claim as that allows,
 /// the sum corrected on the most (least) loaded clients; and the most each client may hold.
-fn fit_window(filled: &[usize], caps: &[u64], start: &[usize], claims: &[usize], limit: usize) -> (Vec<usize>, Vec<usize>) {
+///
+/// With an `imbalance` (`stream.imbalance.percentage`), the window also spans, per client, the
+/// whole counts within its capacity-proportional share of the total ± that percentage: a
+/// client within it keeps its claim.
+fn fit_window(filled: &[usize], caps: &[u64], start: &[usize], claims: &[usize], limit: usize, imbalance: u32) -> (Vec<usize>, Vec<usize>) {
     let n = filled.len();
     let load_lt = |a: (usize, usize), b: (usize, usize)| (a.0 as u128 * u128::from(caps[b.1])) < (b.0 as u128 * u128::from(caps[a.1]));
     let lo_at = (0..n).fold(0, |m, c| if load_lt((filled[c], c), (filled[m], m)) { c } else { m });
@@ -614,6 +629,17 @@ fn fit_window(filled: &[usize], caps: &[u64], start: &[usize], claims: &[usize],
     let (hi_q, hi_cap) = (filled[hi_at] as u128, u128::from(caps[hi_at]));
     let lo: Vec<usize> = (0..n).map(|c| ((lo_q * u128::from(caps[c])).div_ceil(lo_cap) as usize).max(start[c])).collect();
     let hi: Vec<usize> = (0..n).map(|c| (((hi_q * u128::from(caps[c])) / hi_cap) as usize).min(limit).max(filled[c])).collect();
+    let (lo, hi) = if imbalance > 0 {
+        // Share × (100 ± imbalance) / 100, over the sum of the capacities.
+        let total = filled.iter().sum::<usize>() as u128;
+        let per = caps.iter().map(|&c| u128::from(c)).sum::<u128>() * 100;
+        let scaled = |c: usize, percent: u32| total * u128::from(caps[c]) * u128::from(percent);
+        let lo = (0..n).map(|c| lo[c].min(scaled(c, 100 - imbalance.min(100)).div_ceil(per) as usize).max(start[c])).collect();
+        let hi = (0..n).map(|c| hi[c].max((scaled(c, 100 + imbalance) / per) as usize).min(limit).max(filled[c])).collect();
+        (lo, hi)
+    } else {
+        (lo, hi)
+    };
     let lo: Vec<usize> = (0..n).map(|c| lo[c].min(filled[c])).collect();
     let mut q: Vec<usize> = (0..n).map(|c| claims[c].clamp(lo[c], hi[c].max(lo[c]))).collect();
     let want: usize = filled.iter().sum();
@@ -745,7 +771,7 @@ fn place_standbys(
     let mut claims: Vec<usize> = targets.to_vec();
     holders.iter().flatten().for_each(|&c| claims[c] += 1);
     // A client holds at most one copy of each task.
-    let quotas = sticky_quotas(tasks.len() * wanted, caps, targets, &claims, tasks.len());
+    let quotas = sticky_quotas(tasks.len() * wanted, caps, targets, &claims, tasks.len(), imbalance(model));
     let mut target_of = vec![None; model.tasks.len()];
     for &(t, d) in pending {
         target_of[t as usize] = Some(d);
@@ -1094,7 +1120,7 @@ mod tests {
             let claims: Vec<usize> = (0..n)
                 .map(|c| targets[c] + model.stateful_tasks.iter().filter(|&&t| !placement.has_active(c, t) && model.clients[c].reported.contains_key(&t)).count())
                 .collect();
-            let quotas = sticky_quotas(model.stateful_tasks.len() * wanted, &caps, &targets, &claims, model.stateful_tasks.len());
+            let quotas = sticky_quotas(model.stateful_tasks.len() * wanted, &caps, &targets, &claims, model.stateful_tasks.len(), 0);
             let mut target_of = vec![None; model.tasks.len()];
             pending.iter().for_each(|&(t, d)| target_of[t as usize] = Some(d));
             let (mut shared, mut full) = (placement.clone(), placement.clone());
@@ -1250,11 +1276,31 @@ mod tests {
     #[test]
     fn sticky_quotas_keep_claims_within_the_balanced_window() {
         // Loads 0.5..1 per thread: every claim is kept.
-        assert_eq!(sticky_quotas(11, &[4, 4, 3, 2, 1, 4], &[0; 6], &[2, 3, 1, 1, 1, 1], usize::MAX), [2, 3, 2, 1, 1, 2]);
-        assert_eq!(sticky_quotas(16, &[2, 2, 2, 2], &[0; 4], &[6, 5, 5, 0], usize::MAX), [4, 4, 4, 4]);
+        assert_eq!(sticky_quotas(11, &[4, 4, 3, 2, 1, 4], &[0; 6], &[2, 3, 1, 1, 1, 1], usize::MAX, 0), [2, 3, 2, 1, 1, 2]);
+        assert_eq!(sticky_quotas(16, &[2, 2, 2, 2], &[0; 4], &[6, 5, 5, 0], usize::MAX, 0), [4, 4, 4, 4]);
         // Units on top of a start never go below it.
-        assert_eq!(sticky_quotas(2, &[1, 1], &[3, 0], &[5, 0], usize::MAX), [3, 2]);
+        assert_eq!(sticky_quotas(2, &[1, 1], &[3, 0], &[5, 0], usize::MAX, 0), [3, 2]);
         assert_eq!(deal(2, &[1, 1], &[3, 0], &[0, 0], usize::MAX, false), [3, 2]);
+    }
+
+    #[test]
+    fn an_imbalance_keeps_the_claims_within_that_percentage_of_each_share() {
+        // The KIP-441 draft's example: threads 5, 10, 10 and 15 share 80 tasks as 10, 20, 20
+        // and 30; with 20 %, a group running 12, 18, 23 and 27 stays as it is.
+        let caps = [5, 10, 10, 15];
+        assert_eq!(sticky_quotas(80, &caps, &[0; 4], &[12, 18, 23, 27], usize::MAX, 20), [12, 18, 23, 27]);
+        assert_eq!(sticky_quotas(80, &caps, &[0; 4], &[12, 18, 23, 27], usize::MAX, 0), [10, 20, 20, 30]);
+        // 13 is beyond 12 (10 + 20 %): it gives one up, which goes to the client that is then the
+        // least loaded per thread (28 / 15 against 19 / 10).
+        assert_eq!(sticky_quotas(80, &caps, &[0; 4], &[13, 18, 22, 27], usize::MAX, 20), [12, 18, 22, 28]);
+        // Whole tasks within the percentage: 10 % of a share of 6 is not a task, so 5 or 7 is
+        // outside it and only the balanced window (6 each) remains.
+        assert_eq!(sticky_quotas(24, &[1; 4], &[0; 4], &[7, 7, 5, 5], usize::MAX, 10), [6, 6, 6, 6]);
+        assert_eq!(sticky_quotas(24, &[1; 4], &[0; 4], &[7, 7, 5, 5], usize::MAX, 17), [7, 7, 5, 5]);
+        // A fifth member joins four that run 10 each: with 25 % of a share of 8 it takes 6, the
+        // least the percentage allows, and the others give up 8 rather than 10.
+        assert_eq!(sticky_quotas(40, &[1; 5], &[0; 5], &[10, 10, 10, 10, 0], usize::MAX, 25), [8, 8, 9, 9, 6]);
+        assert_eq!(sticky_quotas(40, &[1; 5], &[0; 5], &[10, 10, 10, 10, 0], usize::MAX, 0), [8, 8, 8, 8, 8]);
     }
 
     #[test]
@@ -1262,9 +1308,9 @@ mod tests {
         // 3 units over 1, 2 and 3 threads: (1, 1, 1) and (0, 1, 2) both spread 2/3 per thread.
         // The claims fit both; only the second leaves the 1-thread client the other task it
         // runs.
-        assert_eq!(quota_window(3, &[1, 2, 3], &[0; 3], &[0, 1, 1], usize::MAX, None).0, [1, 1, 1]);
-        assert_eq!(quota_window(3, &[1, 2, 3], &[0; 3], &[0, 1, 1], usize::MAX, Some(&[0, 1, 1])).0, [0, 1, 2]);
+        assert_eq!(quota_window(3, &[1, 2, 3], &[0; 3], &[0, 1, 1], usize::MAX, 0, None).0, [1, 1, 1]);
+        assert_eq!(quota_window(3, &[1, 2, 3], &[0; 3], &[0, 1, 1], usize::MAX, 0, Some(&[0, 1, 1])).0, [0, 1, 2]);
         // A claim the first window cannot keep decides.
-        assert_eq!(quota_window(3, &[1, 2, 3], &[0; 3], &[0, 0, 2], usize::MAX, None).0, [0, 1, 2]);
+        assert_eq!(quota_window(3, &[1, 2, 3], &[0; 3], &[0, 0, 2], usize::MAX, 0, None).0, [0, 1, 2]);
     }
 }
