@@ -446,7 +446,7 @@ fn read_topology(path: &PathBuf, group: &str) -> Result<leader::Topology, String
     Ok(topology)
 }
 
-const ASSIGNMENT_KEYS: [&str; 9] = [
+const ASSIGNMENT_KEYS: [&str; 10] = [
     "num.standby.replicas",
     "acceptable.recovery.lag",
     "max.warmup.replicas",
@@ -456,6 +456,7 @@ const ASSIGNMENT_KEYS: [&str; 9] = [
     "rack.aware.assignment.traffic_cost",
     "rack.aware.assignment.non_overlap_cost",
     "stream.imbalance.percentage",
+    "max.spare.replicas",
 ];
 
 /// The JSON value of a task assignor config given as text: a list for

@@ -169,7 +169,7 @@ fn check_invariants(kind: AssignorKind, input: &AssignmentInput) -> Result<Assig
             prop_assert!(!lag_of(input, &c.process_id, t).0, "spare of {} beside a caught-up standby on {}", t, c.process_id);
         }
     }
-    prop_assert!(total_warmups + total_spares <= configs.max_warmup_replicas as usize);
+    prop_assert!(total_warmups + total_spares <= (configs.max_warmup_replicas + configs.max_spare_replicas) as usize);
     for w in &out.followup.watch_list {
         let client = input.clients.iter().find(|c| c.process_id == w.process_id).unwrap();
         let end = input.changelog_end_offset_sums.as_ref().unwrap()[&w.task_id];
@@ -262,8 +262,9 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
-    fn optimized_keeps_the_invariants(p in params()) {
-        let input = build(&p, false);
+    fn optimized_keeps_the_invariants(p in params(), extra_spares in prop::sample::select(vec![0, 0, 1, 3])) {
+        let mut input = build(&p, false);
+        input.configs = input.configs.clone().with_max_spare_replicas(extra_spares);
         let out = check_invariants(AssignorKind::Optimized, &input)?;
         check_availability(&input, &out)?;
         if effective_assignor(AssignorKind::Optimized, &input) == AssignorKind::Optimized {

@@ -1,5 +1,5 @@
-//! The optimized assignor's spare replicas: the `max.warmup.replicas` no warm-up needs keep
-//! copies of the tasks whose loss would restore the most.
+//! The optimized assignor's spare replicas: the `max.warmup.replicas` no warm-up needs (and
+//! `max.spare.replicas` more) keep copies of the tasks whose loss would restore the most.
 
 mod engine_common;
 
@@ -95,4 +95,26 @@ fn no_spares_where_standbys_cover_every_task_or_warm_ups_take_the_budget() {
     assert!(warmups >= 1, "{out:?}");
     assert_eq!(warmups + spares(&out).len(), 3, "{out:?}");
     assert!(out.followup.probing_rebalance_needed);
+}
+
+#[test]
+fn max_spare_replicas_adds_spares_but_no_warm_ups() {
+    // With `max.spare.replicas` = 2 on top of a budget of 1: three spares, the largest tasks
+    // first (`c3`'s two, then one of the others), none on its active's client.
+    let configs = AssignmentConfigs::default().with_max_warmup_replicas(1).with_max_spare_replicas(2);
+    let out = OptimizedTaskAssignor.assign(&input(configs.clone())).unwrap();
+    let got = spares(&out);
+    assert_eq!(got.len(), 3, "{out:?}");
+    let large = got.iter().filter(|(_, t)| t.subtopology == 1).count();
+    assert_eq!(large, 2, "{out:?}");
+    for (p, task) in &got {
+        assert!(!out.client(p).unwrap().active_tasks.contains(task));
+    }
+    // A new client still gets at most `max.warmup.replicas` warm-ups at once; the spares fill
+    // the rest.
+    let mut joined = input(configs);
+    joined.clients.push(ClientInput::new(pid(4), 1));
+    let out = OptimizedTaskAssignor.assign(&joined).unwrap();
+    assert_eq!(out.followup.watch_list.len(), 1, "{out:?}");
+    assert_eq!(spares(&out).len(), 2, "{out:?}");
 }

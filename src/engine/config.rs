@@ -57,10 +57,13 @@ pub const MAX_RACK_AWARE_ASSIGNMENT_TAGS: usize = 5;
 /// | `rack.aware.assignment.traffic_cost` | `null` | any int or `null` |
 /// | `rack.aware.assignment.non_overlap_cost` | `null` | any int or `null` |
 /// | `stream.imbalance.percentage` | 0 | 0 to 100 (read by `optimized` only) |
+/// | `max.spare.replicas` | 0 | ≥ 0 (read by `optimized` only) |
 ///
-/// `stream.imbalance.percentage` is not Kafka's: it is the balance factor of the KIP-441 draft
-/// ("smooth scaling out"), which [`OptimizedTaskAssignor`](super::OptimizedTaskAssignor) reads
-/// and Kafka's assignors ignore. It is serialised only when set.
+/// The last two keys are not Kafka's. `stream.imbalance.percentage` is the balance factor of
+/// the KIP-441 draft ("smooth scaling out"); `max.spare.replicas` lets the optimized assignor
+/// keep spare copies beyond the idle part of `max.warmup.replicas`.
+/// [`OptimizedTaskAssignor`](super::OptimizedTaskAssignor) reads them and Kafka's assignors
+/// ignore them. They are serialised only when set.
 ///
 /// ```
 /// use kstreams_assignor::engine::AssignmentConfigs;
@@ -99,6 +102,9 @@ pub struct AssignmentConfigs {
     /// a client's number of tasks may stray before `optimized` moves tasks to balance it
     /// (0: as balanced as the counts allow).
     pub stream_imbalance_percentage: i32,
+    /// `max.spare.replicas`: spare copies `optimized` may keep on top of the part of
+    /// `max.warmup.replicas` that no warm-up needs (0: only that part).
+    pub max_spare_replicas: i32,
 }
 
 impl Default for AssignmentConfigs {
@@ -113,6 +119,7 @@ impl Default for AssignmentConfigs {
             rack_aware_assignment_traffic_cost: None,
             rack_aware_assignment_non_overlap_cost: None,
             stream_imbalance_percentage: 0,
+            max_spare_replicas: 0,
         }
     }
 }
@@ -188,6 +195,12 @@ impl AssignmentConfigs {
         self
     }
 
+    /// Sets `max.spare.replicas` (read by the optimized assignor only).
+    pub fn with_max_spare_replicas(mut self, n: i32) -> Self {
+        self.max_spare_replicas = n;
+        self
+    }
+
     /// Checks every value as Kafka's validators do.
     ///
     /// ```
@@ -208,6 +221,7 @@ impl AssignmentConfigs {
         at_least("max.warmup.replicas", self.max_warmup_replicas.into(), 1)?;
         at_least("probing.rebalance.interval.ms", self.probing_rebalance_interval_ms, 60_000)?;
         at_least("stream.imbalance.percentage", self.stream_imbalance_percentage.into(), 0)?;
+        at_least("max.spare.replicas", self.max_spare_replicas.into(), 0)?;
         if self.stream_imbalance_percentage > 100 {
             return Err(ConfigError {
                 key: "stream.imbalance.percentage",
@@ -257,6 +271,8 @@ struct RawAssignmentConfigs {
     rack_aware_assignment_non_overlap_cost: Option<i32>,
     #[serde(rename = "stream.imbalance.percentage", default, skip_serializing_if = "Option::is_none")]
     stream_imbalance_percentage: Option<i32>,
+    #[serde(rename = "max.spare.replicas", default, skip_serializing_if = "Option::is_none")]
+    max_spare_replicas: Option<i32>,
 }
 
 impl TryFrom<RawAssignmentConfigs> for AssignmentConfigs {
@@ -274,6 +290,7 @@ impl TryFrom<RawAssignmentConfigs> for AssignmentConfigs {
             rack_aware_assignment_traffic_cost: raw.rack_aware_assignment_traffic_cost,
             rack_aware_assignment_non_overlap_cost: raw.rack_aware_assignment_non_overlap_cost,
             stream_imbalance_percentage: raw.stream_imbalance_percentage.unwrap_or(d.stream_imbalance_percentage),
+            max_spare_replicas: raw.max_spare_replicas.unwrap_or(d.max_spare_replicas),
         };
         configs.validate()?;
         Ok(configs)
@@ -292,6 +309,7 @@ impl From<AssignmentConfigs> for RawAssignmentConfigs {
             rack_aware_assignment_traffic_cost: c.rack_aware_assignment_traffic_cost,
             rack_aware_assignment_non_overlap_cost: c.rack_aware_assignment_non_overlap_cost,
             stream_imbalance_percentage: Some(c.stream_imbalance_percentage).filter(|&p| p != 0),
+            max_spare_replicas: Some(c.max_spare_replicas).filter(|&n| n != 0),
         }
     }
 }
@@ -330,6 +348,7 @@ mod tests {
             (r#"{"rack.aware.assignment.tags": [""]}"#, "rack.aware.assignment.tags"),
             (r#"{"stream.imbalance.percentage": -1}"#, "stream.imbalance.percentage"),
             (r#"{"stream.imbalance.percentage": 101}"#, "stream.imbalance.percentage"),
+            (r#"{"max.spare.replicas": -1}"#, "max.spare.replicas"),
         ] {
             let err = serde_json::from_str::<AssignmentConfigs>(json).unwrap_err().to_string();
             assert!(err.contains(key), "{json}: {err}");
@@ -352,9 +371,10 @@ mod tests {
         assert_eq!(c.acceptable_recovery_lag, i64::MAX);
         assert_eq!(c.rack_aware_assignment_strategy, RackAwareStrategy::BalanceSubtopology);
         assert_eq!(c.rack_aware_assignment_traffic_cost, Some(7));
-        // Not Kafka's key: written only when set.
-        let c: AssignmentConfigs = serde_json::from_str(r#"{"stream.imbalance.percentage": 20}"#).unwrap();
-        assert_eq!(c.stream_imbalance_percentage, 20);
-        assert_eq!(serde_json::to_value(&c).unwrap()["stream.imbalance.percentage"], 20);
+        // Not Kafka's keys: written only when set.
+        let c: AssignmentConfigs = serde_json::from_str(r#"{"stream.imbalance.percentage": 20, "max.spare.replicas": 3}"#).unwrap();
+        assert_eq!((c.stream_imbalance_percentage, c.max_spare_replicas), (20, 3));
+        let json = serde_json::to_value(&c).unwrap();
+        assert_eq!((&json["stream.imbalance.percentage"], &json["max.spare.replicas"]), (&20.into(), &3.into()));
     }
 }

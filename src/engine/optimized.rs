@@ -37,7 +37,7 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 /// client that is caught up on it, through a warm-up otherwise; at most `max.warmup.replicas`
 /// warm-ups; `min(num.standby.replicas, N − 1)` standbys; capacity-proportional balance), with
 /// a target that depends on where the tasks are. Warm-ups and spares together never exceed
-/// `max.warmup.replicas`.
+/// `max.warmup.replicas` (plus `max.spare.replicas`, 0 by default).
 ///
 /// # Arguments
 /// An [`AssignmentInput`]. The optional
@@ -72,7 +72,8 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 ///    min-cost flow that keeps the copies that exist (caught-up ones first), then prefers the
 ///    target of a pending move, and exceeds a quota only where the quotas cannot be met. With
 ///    `rack.aware.assignment.tags`, Kafka's tag-aware placement runs instead;
-/// 5. **spares**: the part of `max.warmup.replicas` that no warm-up needs keeps extra copies of
+/// 5. **spares**: the part of `max.warmup.replicas` that no warm-up needs (plus
+///    `max.spare.replicas`, this crate's key, 0 by default) keeps extra copies of
 ///    stateful tasks that have no caught-up standby, so that a crash restores less: each goes to
 ///    a task of the client whose crash would restore the most, its largest task first, on the
 ///    client with the freshest copy. A caught-up spare stays unless a task twice its size needs
@@ -235,8 +236,10 @@ impl TaskAssignor for OptimizedTaskAssignor {
             progressing.push((t, d));
         }
 
-        // 5. Spares: the warm-up budget no move needs keeps copies where a crash would cost most.
-        let spares = place_spares(&model, &lags, &mut placement, budget - warmups.len(), &warmups);
+        // 5. Spares: the warm-up budget no move needs, and `max.spare.replicas`, keep copies
+        // where a crash would cost most.
+        let extra = usize::try_from(configs.max_spare_replicas).unwrap_or(0);
+        let spares = place_spares(&model, &lags, &mut placement, budget - warmups.len() + extra, &warmups);
 
         // 6. Stateless actives: sticky within the quotas on all actives, counted against the
         // stateful target (not the actives held while warm-ups restore), so that they do not
