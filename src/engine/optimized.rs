@@ -876,7 +876,9 @@ fn deal_shared(mut units: Vec<i64>, wants: &[i64], actives: &[Option<Client>], c
 /// takes the first. Returns the client whose unit was used, or `None` when no path exists, in
 /// which case no deal gives `k` another unit without taking one from another task.
 ///
-/// O(U + k·N·S) for N clients, U units dealt so far and at most S clients per task.
+/// Each task reached first tries the clients with units left, so a path of one trade costs
+/// O(U + N·S) for N clients, U units dealt so far and at most S clients per task; the whole
+/// search O(U + k·N·S) at most.
 fn trade_for(k: usize, units: &[i64], actives: &[Option<Client>], own: &[usize], chosen: &mut [Vec<Client>]) -> Option<Client> {
     let n = units.len();
     let allowed = |chosen: &[Vec<Client>], j: usize, c: Client| actives[j] != Some(c) && !chosen[j].contains(&c);
@@ -887,24 +889,26 @@ fn trade_for(k: usize, units: &[i64], actives: &[Option<Client>], own: &[usize],
             dealt_to[chosen[j][i]].push((j, i));
         }
     }
+    // The clients with units left: a path ends at the first of them it reaches.
+    let spare: Vec<Client> = (0..n).filter(|&c| units[c] > 0).collect();
     // Per client reached: the client before it on the path and the (task, slot) that swaps.
     let mut parent: Vec<Option<(Client, usize, usize)>> = vec![None; n];
     let mut seen: Vec<bool> = (0..n).map(|c| allowed(chosen, k, c)).collect();
     let mut task_seen = vec![false; k];
     let mut queue: std::collections::VecDeque<Client> = (0..n).filter(|&c| seen[c]).collect();
-    while let Some(c) = queue.pop_front() {
-        if units[c] > 0 {
-            let mut end = c;
-            while let Some((before, j, i)) = parent[end] {
-                chosen[j][i] = end;
-                end = before;
-            }
-            chosen[k].push(end);
-            return Some(c);
-        }
+    let mut end = spare.iter().copied().find(|&r| seen[r]);
+    while end.is_none() {
+        let c = queue.pop_front()?;
         for &(j, i) in &dealt_to[c] {
             if std::mem::replace(&mut task_seen[j], true) {
                 continue;
+            }
+            // Task `j` gives up `c`: for a client with units left if it may take one, else for
+            // any client it may take, from which the search goes on.
+            if let Some(r) = spare.iter().copied().find(|&r| !seen[r] && allowed(chosen, j, r)) {
+                parent[r] = Some((c, j, i));
+                end = Some(r);
+                break;
             }
             for next in 0..n {
                 if !seen[next] && allowed(chosen, j, next) {
@@ -915,7 +919,14 @@ fn trade_for(k: usize, units: &[i64], actives: &[Option<Client>], own: &[usize],
             }
         }
     }
-    None
+    let reached = end?;
+    let mut at = reached;
+    while let Some((before, j, i)) = parent[at] {
+        chosen[j][i] = at;
+        at = before;
+    }
+    chosen[k].push(at);
+    Some(reached)
 }
 
 /// [`place_standbys`] on the network with an edge from every task to every client without its
