@@ -48,7 +48,8 @@ struct LeadArgs {
     topology: PathBuf,
     /// Streams and consumer configs, `key=value` (repeatable): the task assignor's
     /// (`num.standby.replicas`, `acceptable.recovery.lag`, `max.warmup.replicas`,
-    /// `probing.rebalance.interval.ms`, `rack.aware.assignment.*`, `internal.task.assignor.class`),
+    /// `probing.rebalance.interval.ms`, `rack.aware.assignment.*`, `internal.task.assignor.class`,
+    /// and for `optimized` `stream.imbalance.percentage` and `max.spare.replicas`),
     /// `replication.factor`, `topic.*`, `session.timeout.ms`, `max.poll.interval.ms`,
     /// `heartbeat.interval.ms`, `request.timeout.ms`, `retry.backoff.ms`, `retry.backoff.max.ms`,
     /// `metadata.max.age.ms`, `client.id`, `group.instance.id`, `application.server`.
@@ -136,8 +137,9 @@ struct SimulateArgs {
     /// Random-churn seeds for `--compare` (seeds 1..=N).
     #[arg(long, default_value_t = 100)]
     seeds: u64,
-    /// A task assignor config (Kafka's key) that overrides the scenario's in every scenario run,
-    /// e.g. `max.warmup.replicas=4`; repeatable.
+    /// A task assignor config (Kafka's key, or this crate's `stream.imbalance.percentage` or
+    /// `max.spare.replicas`) that overrides the scenario's in every scenario run, e.g.
+    /// `max.warmup.replicas=4`; repeatable.
     #[arg(long = "config", value_name = "KEY=VALUE")]
     configs: Vec<String>,
     /// With `--compare`: a task assignor config that only the optimized assignor gets, on top of

@@ -217,18 +217,18 @@ impl AssignmentConfigs {
             }
             Ok(())
         }
+        fn at_most(key: &'static str, value: i64, max: i64) -> Result<(), ConfigError> {
+            if value > max {
+                return Err(ConfigError { key, value: value.to_string(), reason: format!("Value must be no more than {max}") });
+            }
+            Ok(())
+        }
         at_least("acceptable.recovery.lag", self.acceptable_recovery_lag, 0)?;
         at_least("max.warmup.replicas", self.max_warmup_replicas.into(), 1)?;
         at_least("probing.rebalance.interval.ms", self.probing_rebalance_interval_ms, 60_000)?;
         at_least("stream.imbalance.percentage", self.stream_imbalance_percentage.into(), 0)?;
         at_least("max.spare.replicas", self.max_spare_replicas.into(), 0)?;
-        if self.stream_imbalance_percentage > 100 {
-            return Err(ConfigError {
-                key: "stream.imbalance.percentage",
-                value: self.stream_imbalance_percentage.to_string(),
-                reason: "Value must be no more than 100".to_owned(),
-            });
-        }
+        at_most("stream.imbalance.percentage", self.stream_imbalance_percentage.into(), 100)?;
         let tags = &self.rack_aware_assignment_tags;
         let printed = || format!("[{}]", tags.join(", "));
         if tags.len() > MAX_RACK_AWARE_ASSIGNMENT_TAGS {
