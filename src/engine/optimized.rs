@@ -630,22 +630,20 @@ fn fit_window(filled: &[usize], caps: &[u64], start: &[usize], claims: &[usize],
     let hi_at = (0..n).fold(0, |m, c| if load_lt((filled[m], m), (filled[c], c)) { c } else { m });
     let (lo_q, lo_cap) = (filled[lo_at] as u128, u128::from(caps[lo_at]));
     let (hi_q, hi_cap) = (filled[hi_at] as u128, u128::from(caps[hi_at]));
-    let lo: Vec<usize> = (0..n).map(|c| ((lo_q * u128::from(caps[c])).div_ceil(lo_cap) as usize).max(start[c])).collect();
-    let hi: Vec<usize> = (0..n).map(|c| (((hi_q * u128::from(caps[c])) / hi_cap) as usize).min(limit).max(filled[c])).collect();
-    let (lo, hi) = if imbalance > 0 {
-        // Share × (100 ± imbalance) / 100, over the sum of the capacities.
-        let total = filled.iter().sum::<usize>() as u128;
-        let per = caps.iter().map(|&c| u128::from(c)).sum::<u128>() * 100;
-        let scaled = |c: usize, percent: u32| total * u128::from(caps[c]) * u128::from(percent);
-        let lo = (0..n).map(|c| lo[c].min(scaled(c, 100 - imbalance.min(100)).div_ceil(per) as usize).max(start[c])).collect();
-        let hi = (0..n).map(|c| hi[c].max((scaled(c, 100 + imbalance) / per) as usize).min(limit).max(filled[c])).collect();
-        (lo, hi)
-    } else {
-        (lo, hi)
-    };
-    let lo: Vec<usize> = (0..n).map(|c| lo[c].min(filled[c])).collect();
-    let mut q: Vec<usize> = (0..n).map(|c| claims[c].clamp(lo[c], hi[c].max(lo[c]))).collect();
     let want: usize = filled.iter().sum();
+    // With an imbalance, the whole counts within share × (100 ± imbalance) / 100 (none without).
+    let per = caps.iter().map(|&c| u128::from(c)).sum::<u128>() * 100;
+    let scaled = |c: usize, percent: u32| want as u128 * u128::from(caps[c]) * u128::from(percent);
+    let tolerated = |c: usize| match imbalance {
+        0 => (usize::MAX, 0),
+        p => (scaled(c, 100 - p.min(100)).div_ceil(per) as usize, (scaled(c, 100 + p) / per) as usize),
+    };
+    let lo: Vec<usize> = (0..n)
+        .map(|c| ((lo_q * u128::from(caps[c])).div_ceil(lo_cap) as usize).min(tolerated(c).0).max(start[c]).min(filled[c]))
+        .collect();
+    let hi: Vec<usize> =
+        (0..n).map(|c| (((hi_q * u128::from(caps[c])) / hi_cap) as usize).max(tolerated(c).1).min(limit).max(filled[c])).collect();
+    let mut q: Vec<usize> = (0..n).map(|c| claims[c].clamp(lo[c], hi[c].max(lo[c]))).collect();
     let mut sum: usize = q.iter().sum();
     while sum > want {
         let c = (0..n).filter(|&c| q[c] > lo[c]).fold(None, |m: Option<usize>, c| match m {
@@ -845,7 +843,7 @@ fn deal_shared(mut units: Vec<i64>, wants: &[i64], actives: &[Option<Client>], c
         for _ in 0..wants[k] {
             let pick = loop {
                 match left.pop() {
-                    Some(Reverse(c)) if actives[k] != Some(c) && !chosen[k].contains(&c) => break Some(c),
+                    Some(Reverse(c)) if may_take(actives, chosen, k, c) => break Some(c),
                     Some(entry) => barred.push(entry),
                     None => break None,
                 }
@@ -869,6 +867,11 @@ fn deal_shared(mut units: Vec<i64>, wants: &[i64], actives: &[Option<Client>], c
     true
 }
 
+/// Whether task `k` may take a unit on client `c`: `c` neither runs it nor holds a copy of it.
+fn may_take(actives: &[Option<Client>], chosen: &[Vec<Client>], k: usize, c: Client) -> bool {
+    actives[k] != Some(c) && !chosen[k].contains(&c)
+}
+
 /// Gives task `k` one more client by trading units dealt to tasks before it: a breadth-first
 /// search for `k` → client ← task → client ← … → a client with units left, where each
 /// "← task" holds that client through a dealt unit (not a copy of its own edges) and each
@@ -881,7 +884,6 @@ fn deal_shared(mut units: Vec<i64>, wants: &[i64], actives: &[Option<Client>], c
 /// search O(U + k·N·S) at most.
 fn trade_for(k: usize, units: &[i64], actives: &[Option<Client>], own: &[usize], chosen: &mut [Vec<Client>]) -> Option<Client> {
     let n = units.len();
-    let allowed = |chosen: &[Vec<Client>], j: usize, c: Client| actives[j] != Some(c) && !chosen[j].contains(&c);
     // Per client: the (task, slot) pairs of units dealt to it so far.
     let mut dealt_to: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
     for j in 0..k {
@@ -893,7 +895,7 @@ fn trade_for(k: usize, units: &[i64], actives: &[Option<Client>], own: &[usize],
     let spare: Vec<Client> = (0..n).filter(|&c| units[c] > 0).collect();
     // Per client reached: the client before it on the path and the (task, slot) that swaps.
     let mut parent: Vec<Option<(Client, usize, usize)>> = vec![None; n];
-    let mut seen: Vec<bool> = (0..n).map(|c| allowed(chosen, k, c)).collect();
+    let mut seen: Vec<bool> = (0..n).map(|c| may_take(actives, chosen, k, c)).collect();
     let mut task_seen = vec![false; k];
     let mut queue: std::collections::VecDeque<Client> = (0..n).filter(|&c| seen[c]).collect();
     let mut end = spare.iter().copied().find(|&r| seen[r]);
@@ -905,13 +907,13 @@ fn trade_for(k: usize, units: &[i64], actives: &[Option<Client>], own: &[usize],
             }
             // Task `j` gives up `c`: for a client with units left if it may take one, else for
             // any client it may take, from which the search goes on.
-            if let Some(r) = spare.iter().copied().find(|&r| !seen[r] && allowed(chosen, j, r)) {
+            if let Some(r) = spare.iter().copied().find(|&r| !seen[r] && may_take(actives, chosen, j, r)) {
                 parent[r] = Some((c, j, i));
                 end = Some(r);
                 break;
             }
             for next in 0..n {
-                if !seen[next] && allowed(chosen, j, next) {
+                if !seen[next] && may_take(actives, chosen, j, next) {
                     seen[next] = true;
                     parent[next] = Some((c, j, i));
                     queue.push_back(next);
@@ -1202,9 +1204,9 @@ mod tests {
     fn deal_exists(units: &[i64], wants: &[i64], actives: &[Option<Client>], own: &[Vec<Client>]) -> bool {
         let (n, tasks) = (units.len(), wants.len());
         let mut graph = crate::flow::Graph::new(2 + tasks + n);
-        for k in 0..tasks {
-            graph.add_edge(0, 2 + k, wants[k], 0).unwrap();
-            for c in (0..n).filter(|&c| actives[k] != Some(c) && !own[k].contains(&c)) {
+        for (k, &want) in wants.iter().enumerate() {
+            graph.add_edge(0, 2 + k, want, 0).unwrap();
+            for c in (0..n).filter(|&c| may_take(actives, own, k, c)) {
                 graph.add_edge(2 + k, 2 + tasks + c, 1, 0).unwrap();
             }
         }
@@ -1228,7 +1230,6 @@ mod tests {
             let actives: Vec<Option<Client>> = tasks.iter().map(|t| (t.0 < n).then_some(t.0)).collect();
             let own: Vec<Vec<Client>> = tasks.iter().zip(&actives).map(|(t, &a)| {
                 let mut own: Vec<Client> = t.1.iter().copied().filter(|&c| c < n && Some(c) != a).collect();
-                own.dedup();
                 own.sort_unstable();
                 own.dedup();
                 own
