@@ -154,10 +154,12 @@ pub struct Report {
     /// stretch: `orphansₛ + orphansₗ + Σ max(0, heldₛ − targetₛ) + Σ max(0, heldₗ − targetₗ) +
     /// unplaced`, where `held` counts the active tasks a member owned before the event, `target`
     /// those it owns at the end, `ₛ` restricts to stateful tasks and `ₗ` to stateless ones. By
-    /// KIP-441's rule that an active task only moves to a caught-up client while one exists, a
-    /// stateful orphan with caught-up copies lands on one of their holders first; `unplaced` is
-    /// how many such orphans a maximum matching cannot place on a holder with room below its
-    /// stateful target (each costs one more move: one more task leaves that holder, or the
+    /// KIP-441's rule that an active task only moves to a caught-up client while one exists,
+    /// and where none is, to the most caught-up client rather than a staler one (Kafka's
+    /// `TaskMovement`), a stateful orphan with caught-up copies lands on one of their holders
+    /// first, and one without but with a copy fresher than some member's on a holder of its
+    /// freshest copy; `unplaced` is how many such orphans a maximum matching cannot place on
+    /// such a holder with room below its stateful target (each costs one more move: one more task leaves that holder, or the
     /// orphan moves twice). `None` if it applies nowhere. It measures the moves made on the way
     /// to the end counts, not the choice of those counts (the final spread is compared apart).
     pub lower_bound: Option<usize>,
@@ -305,8 +307,9 @@ struct Holdings {
     total: BTreeMap<ProcessId, usize>,
     orphans_stateful: usize,
     orphans_stateless: usize,
-    /// Stateful orphans with a caught-up copy: the members caught up on them.
-    caught_up_orphans: BTreeMap<TaskId, BTreeSet<ProcessId>>,
+    /// Stateful orphans that must land on certain members first: those caught up on them, or
+    /// where none is, those with the freshest copy (when some member's copy is staler).
+    fresh_orphans: BTreeMap<TaskId, BTreeSet<ProcessId>>,
 }
 
 impl World<'_> {
@@ -480,14 +483,20 @@ impl World<'_> {
                 h.orphans_stateful += 1;
                 let end = self.end_offsets[t];
                 let acceptable = self.scenario.configs.acceptable_recovery_lag;
-                let caught_up: BTreeSet<ProcessId> = self
-                    .members
-                    .iter()
-                    .filter(|m| m.up && m.offsets.get(t).is_some_and(|&o| TaskLag::compute(Some(o), end).is_caught_up(acceptable)))
-                    .map(|m| m.spec.process_id)
-                    .collect();
-                if !caught_up.is_empty() {
-                    h.caught_up_orphans.insert(t.clone(), caught_up);
+                let up: Vec<(ProcessId, i64)> =
+                    self.members.iter().filter(|m| m.up).map(|m| (m.spec.process_id, m.offsets.get(t).copied().unwrap_or(0).min(end))).collect();
+                let caught_up: BTreeSet<ProcessId> =
+                    up.iter().filter(|&&(_, o)| TaskLag::compute(Some(o), end).is_caught_up(acceptable)).map(|&(p, _)| p).collect();
+                // KIP-441 as shipped (`TaskMovement`): with no caught-up client, an active goes
+                // to the most caught-up client where its target's copy is staler.
+                let freshest = up.iter().map(|&(_, o)| o).max().unwrap_or(0);
+                let first = if caught_up.is_empty() {
+                    up.iter().filter(|&&(_, o)| o == freshest).map(|&(p, _)| p).collect()
+                } else {
+                    caught_up
+                };
+                if first.len() < up.len() {
+                    h.fresh_orphans.insert(t.clone(), first);
                 }
             } else {
                 h.orphans_stateless += 1;
@@ -772,7 +781,8 @@ impl Holdings {
     /// a task's type never changes, so each member gives up at least what it held above its
     /// end count of stateful tasks plus what it held above its end count of stateless tasks;
     /// every task whose owner is gone moves; and (KIP-441) a stateful orphan with caught-up
-    /// copies lands on one of those members first. An orphan that cannot be matched to such a
+    /// copies lands on one of those members first, one without on a member with its freshest
+    /// copy (where some member's is staler). An orphan that cannot be matched to such a
     /// member with room below its end count costs one more move: either it lands on a holder
     /// already at its count (one task more must leave it) or it ends elsewhere (it moved twice).
     /// The matching is maximal, so this never counts more than needed.
@@ -788,7 +798,7 @@ impl Holdings {
             .iter()
             .map(|(p, &n)| (*p, n.saturating_sub(self.stateful.get(p).copied().unwrap_or(0))))
             .collect();
-        let orphans: Vec<&BTreeSet<ProcessId>> = self.caught_up_orphans.values().collect();
+        let orphans: Vec<&BTreeSet<ProcessId>> = self.fresh_orphans.values().collect();
         let unmatched = orphans.len() - max_matching(&orphans, &room);
         self.orphans_stateful
             + self.orphans_stateless
@@ -947,6 +957,48 @@ mod tests {
     }
 
     #[test]
+    fn an_orphan_lands_first_on_a_caught_up_copy_else_on_its_freshest_copy() {
+        let specs: Vec<MemberSpec> = (1..=4).map(|i| MemberSpec::new(&format!("S{i}"), 1)).collect();
+        let p: Vec<ProcessId> = specs.iter().map(|s| s.process_id).collect();
+        let scenario = Scenario {
+            name: "orphans".into(),
+            description: String::new(),
+            configs: AssignmentConfigs::default(),
+            subtopologies: vec![Subtopology { id: 0, partitions: 4, changelog_records: Some(1_000_000) }],
+            initial_members: Vec::new(),
+            running: true,
+            events: Vec::new(),
+        };
+        let mut world = World {
+            scenario: &scenario,
+            config: SimConfig::default(),
+            now: 0,
+            members: specs.iter().map(|s| Member::new(s.clone(), 0, 0)).collect(),
+            seq: 0,
+            end_offsets: scenario.stateful_tasks(),
+            owner: BTreeMap::new(),
+            probe_at: None,
+            previous: None,
+            stretch_start: None,
+            changelog_records_read: 0,
+            local_copy_ms: 0,
+        };
+        let t = |k: i32| TaskId::new(0, k);
+        // S4 owned all four tasks and is gone. 0_0: S1 caught up, S2 stale. 0_1: S2 and S3
+        // stale alike, S1 staler. 0_2: everyone equally stale. 0_3: no copy anywhere.
+        world.members[3].up = false;
+        world.owner = (0..4).map(|k| (t(k), p[3])).collect();
+        let copies = [(0, 0, 995_000), (1, 0, 400_000), (1, 1, 700_000), (2, 1, 700_000), (0, 1, 100_000), (0, 2, 5), (1, 2, 5), (2, 2, 5)];
+        for (m, k, offset) in copies {
+            world.members[m].offsets.insert(t(k), offset);
+        }
+        let h = world.holdings();
+        assert_eq!(h.orphans_stateful, 4);
+        let expected: BTreeMap<TaskId, BTreeSet<ProcessId>> = [(t(0), [p[0]].into()), (t(1), [p[1], p[2]].into())].into();
+        assert_eq!(h.fresh_orphans, expected);
+    }
+
+    #[test]
     fn the_lower_bound_counts_each_task_type_and_orphans_without_room_on_a_caught_up_holder() {
         let p: Vec<ProcessId> = (1..=3).map(|i| MemberSpec::new(&format!("S{i}"), 1).process_id).collect();
         let map = |v: &[(usize, usize)]| v.iter().map(|&(i, n)| (p[i], n)).collect::<BTreeMap<_, _>>();
@@ -962,7 +1014,7 @@ mod tests {
             stateful: map(&[(0, 2), (1, 2)]),
             total: map(&[(0, 2), (1, 2)]),
             orphans_stateful: 2,
-            caught_up_orphans: [(TaskId::new(0, 0), holders.clone()), (TaskId::new(0, 1), holders)].into(),
+            fresh_orphans: [(TaskId::new(0, 0), holders.clone()), (TaskId::new(0, 1), holders)].into(),
             ..Holdings::default()
         };
         let end = Holdings { stateful: map(&[(0, 3), (1, 2), (2, 1)]), total: map(&[(0, 3), (1, 2), (2, 1)]), ..Holdings::default() };
