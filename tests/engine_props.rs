@@ -160,16 +160,30 @@ fn check_invariants(kind: AssignorKind, input: &AssignmentInput) -> Result<Assig
     let total_warmups: usize = warmups.values().sum();
     let total_spares: usize = spares.values().sum();
     prop_assert_eq!(total_warmups, out.followup.watch_list.len());
-    // Spares: only the optimized assignor's, one per task at most, only for tasks without a
-    // caught-up standby, and within the warm-up budget.
+    // Spares: only the optimized assignor's. Per task, one from the warm-up budget (only where
+    // no warm-up moves it and no standby is caught up) and one kept copy per standby still
+    // restoring, each fresher than such a standby; in all, the budget and the kept copies.
     prop_assert!(total_spares == 0 || ran == AssignorKind::Optimized, "{} spares from {}", total_spares, ran.name());
+    let mut kept_at_most = 0;
     for (t, &k) in &spares {
-        prop_assert!(k == 1 && !warmups.contains_key(t), "spares of {}: {}", t, k);
-        for c in out.clients.iter().filter(|c| c.standby_tasks.contains(*t) && !c.spare_tasks.contains(*t)) {
-            prop_assert!(!lag_of(input, &c.process_id, t).0, "spare of {} beside a caught-up standby on {}", t, c.process_id);
+        let standbys: Vec<(bool, i64)> = out
+            .clients
+            .iter()
+            .filter(|c| c.standby_tasks.contains(*t) && !c.spare_tasks.contains(*t))
+            .map(|c| lag_of(input, &c.process_id, t))
+            .collect();
+        let restoring = standbys.iter().filter(|s| !s.0).count();
+        let budgeted = usize::from(!warmups.contains_key(t) && standbys.iter().all(|s| !s.0));
+        prop_assert!(k <= budgeted + restoring, "{} spares of {} beside {} standbys still restoring", k, t, restoring);
+        if k > budgeted {
+            // A kept copy is a copy the client reported, fresher than the stalest such standby.
+            let stalest = standbys.iter().filter(|s| !s.0).map(|s| s.1).max().unwrap_or(i64::MIN);
+            let fresher = out.clients.iter().filter(|c| c.spare_tasks.contains(*t)).filter(|c| lag_of(input, &c.process_id, t).1 < stalest).count();
+            prop_assert!(fresher >= k - budgeted, "{} of {} spares of {} fresher than its stalest standby", fresher, k, t);
         }
+        kept_at_most += restoring;
     }
-    prop_assert!(total_warmups + total_spares <= (configs.max_warmup_replicas + configs.max_spare_replicas) as usize);
+    prop_assert!(total_warmups + total_spares <= (configs.max_warmup_replicas + configs.max_spare_replicas) as usize + kept_at_most);
     for w in &out.followup.watch_list {
         let client = input.clients.iter().find(|c| c.process_id == w.process_id).unwrap();
         let end = input.changelog_end_offset_sums.as_ref().unwrap()[&w.task_id];

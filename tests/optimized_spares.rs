@@ -118,3 +118,46 @@ fn max_spare_replicas_adds_spares_but_no_warm_ups() {
     assert_eq!(out.followup.watch_list.len(), 1, "{out:?}");
     assert_eq!(spares(&out).len(), 2, "{out:?}");
 }
+
+#[test]
+fn a_standby_that_moves_leaves_its_fresher_copy_as_a_spare_until_the_new_one_catches_up() {
+    // One caught-up standby per task: sub-topology 0's on `c3`, sub-topology 1's on `c1`. `c4`
+    // (three threads) joins with nothing, so standbys move to it and start from scratch. Kafka's
+    // assignor would drop the old copies at once; here each stays as a spare beside the standby
+    // that replaces it (unless its client now runs the task).
+    let configs = AssignmentConfigs::default().with_num_standby_replicas(1).with_max_warmup_replicas(1);
+    let mut before = input(configs);
+    let ends = before.changelog_end_offset_sums.clone().unwrap();
+    let standby_on = |task: &TaskId| if task.subtopology == 1 { 1 } else { 3 };
+    for c in &mut before.clients {
+        for task in ends.keys().filter(|task| standby_on(task) == (c.process_id.0.as_u128() as usize)) {
+            c.task_offset_sums.insert(task.clone(), ends[task]);
+        }
+    }
+    before.clients.push(ClientInput::new(pid(4), 3));
+    let out = OptimizedTaskAssignor.assign(&before).unwrap();
+    let c4 = out.client(&pid(4)).unwrap();
+    let moved: Vec<&TaskId> = c4.standby_tasks.iter().filter(|t| !c4.warmup_tasks.contains(t) && !c4.spare_tasks.contains(t)).collect();
+    assert!(!moved.is_empty(), "{out:?}");
+    for task in &moved {
+        let old = pid(standby_on(task) as u128);
+        if out.client(&old).unwrap().active_tasks.contains(task) {
+            continue;
+        }
+        assert!(out.client(&old).unwrap().spare_tasks.contains(task), "{task}: {out:?}");
+    }
+    // Once the new standbys have caught up, the kept copies go: one standby per task, and spares
+    // only from the idle budget (one replica, none while a warm-up takes it).
+    let mut next = out.clone();
+    let mut input = before;
+    for _ in 0..5 {
+        input = after_catching_up(&input, &next);
+        next = OptimizedTaskAssignor.assign(&input).unwrap();
+    }
+    assert!(!next.followup.probing_rebalance_needed, "{next:?}");
+    assert!(spares(&next).len() <= 1, "{next:?}");
+    for task in ends.keys() {
+        let copies = next.clients.iter().filter(|c| c.standby_tasks.contains(task) && !c.spare_tasks.contains(task)).count();
+        assert_eq!(copies, 1, "{task}: {next:?}");
+    }
+}

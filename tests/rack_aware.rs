@@ -347,10 +347,10 @@ fn the_optimized_assignor_swaps_standbys_to_their_changelogs_racks() {
         .collect();
     assert!(proper.values().all(|s| s.len() == 1), "{proper:?}");
     assert_eq!(traffic(&input, &proper, true), 0, "{proper:?}");
-    // While they restore, the idle warm-up budget (2) keeps old caught-up copies as spares.
+    // While they restore, every old copy stays as a spare (standbys move make-before-break).
     let spares: Vec<(usize, TaskId)> =
         on.clients.iter().enumerate().flat_map(|(c, a)| a.spare_tasks.iter().map(move |t| (c, t.clone()))).collect();
-    assert_eq!(spares.len(), 2, "{spares:?}");
+    assert_eq!(spares.len(), 4, "{spares:?}");
     assert!(spares.iter().all(|(c, t)| standby_of[t.partition as usize] == *c), "{spares:?}");
 }
 

@@ -1,10 +1,10 @@
 //! An assignor that keeps the high-availability assignor's guarantees and moves less: a sticky,
 //! capacity-proportional target, warm-ups picked by how soon they finish, a probing deadline
-//! set to when they are predicted to have caught up, and spare copies from the idle warm-up
-//! budget.
+//! set to when they are predicted to have caught up, standbys that move make-before-break, and
+//! spare copies from the idle warm-up budget.
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 use super::assignor::{AssignError, TaskAssignor};
 use super::high_availability::{DEFAULT_NON_OVERLAP_COST, DEFAULT_TRAFFIC_COST, STATELESS_COSTS};
@@ -72,12 +72,14 @@ const MAX_RESTORE_SECS: i64 = 99_999;
 ///    min-cost flow that keeps the copies that exist (caught-up ones first), then prefers the
 ///    target of a pending move, and exceeds a quota only where the quotas cannot be met. With
 ///    `rack.aware.assignment.tags`, Kafka's tag-aware placement runs instead;
-/// 5. **spares**: the part of `max.warmup.replicas` that no warm-up needs (plus
-///    `max.spare.replicas`, this crate's key, 0 by default) keeps extra copies of
-///    stateful tasks that have no caught-up standby, so that a crash restores less: each goes to
-///    a task of the client whose crash would restore the most, its largest task first, on the
-///    client with the freshest copy. A caught-up spare stays unless a task twice its size needs
-///    one. Spares are standbys on the wire, are listed in
+/// 5. **spares**: extra copies of stateful tasks, so that a crash restores less. First,
+///    standbys move make-before-break: where a task's standby is still restoring, a fresher copy
+///    a member holds (usually the standby it replaces) stays until the next rebalance. Then the
+///    part of `max.warmup.replicas` that no warm-up needs (plus `max.spare.replicas`, this
+///    crate's key, 0 by default) covers stateful tasks that have no caught-up standby: each
+///    spare goes to a task of the client whose crash would restore the most, its largest task
+///    first, on the client with the freshest copy. A caught-up spare stays unless a task twice
+///    its size needs one. Spares are standbys on the wire, are listed in
 ///    [`ClientAssignment::spare_tasks`](super::ClientAssignment::spare_tasks) and never ask for a
 ///    probing rebalance;
 /// 6. **stateless tasks**: quotas on all active tasks per thread; a client keeps the tasks it
@@ -236,10 +238,11 @@ impl TaskAssignor for OptimizedTaskAssignor {
             progressing.push((t, d));
         }
 
-        // 5. Spares: the warm-up budget no move needs, and `max.spare.replicas`, keep copies
-        // where a crash would cost most.
+        // 5. Spares: the copies moved standbys leave behind, then the warm-up budget no move
+        // needs, and `max.spare.replicas`, keep copies where a crash would cost most.
         let extra = usize::try_from(configs.max_spare_replicas).unwrap_or(0);
-        let spares = place_spares(&model, &lags, &mut placement, budget - warmups.len() + extra, &warmups);
+        let mut spares = keep_fresher_copies(&model, &lags, &mut placement, &warmups);
+        spares.extend(place_spares(&model, &lags, &mut placement, budget - warmups.len() + extra, &warmups));
 
         // 6. Stateless actives: sticky within the quotas on all actives, counted against the
         // stateful target (not the actives held while warm-ups restore), so that they do not
@@ -438,6 +441,54 @@ fn place_spares(
         spares.push((host, t));
     }
     spares
+}
+
+/// Standbys move make-before-break: where a task's standbys (warm-ups aside) include copies
+/// still restoring, each of its other local copies that is fresher than one of them stays as a
+/// spare until the next rebalance, the freshest against the stalest. Such a copy is state a
+/// member reported and still holds, usually the standby (or active) it ran until now: keeping it
+/// adds no restore the new standby does not need anyway, and if the active's client crashes
+/// before the new standby catches up, the task restores from the kept copy instead.
+///
+/// Complexity: O(S·log W + R·log R) for S standbys, W warm-ups and R reported offset sums.
+fn keep_fresher_copies(model: &Model<'_>, lags: &LagIndex, placement: &mut Placement, warmups: &[(Client, Task)]) -> Vec<(Client, Task)> {
+    let warming: BTreeSet<(Client, Task)> = warmups.iter().copied().collect();
+    // Per task: the lags of its standbys still restoring.
+    let mut restoring: Vec<Vec<i64>> = vec![Vec::new(); model.tasks.len()];
+    for (c, standbys) in placement.standby.iter().enumerate() {
+        for &t in standbys {
+            if !lags.is_caught_up(c, t) && !warming.contains(&(c, t)) {
+                restoring[t as usize].push(effective_lag(model, c, t));
+            }
+        }
+    }
+    let mut kept = Vec::new();
+    for &t in &model.stateful_tasks {
+        let stale = &mut restoring[t as usize];
+        if stale.is_empty() {
+            continue;
+        }
+        stale.sort_unstable_by(|a, b| b.cmp(a));
+        let mut fresher: Vec<(i64, Client)> = lags
+            .reporters(t)
+            .iter()
+            .filter(|&&(_, c)| !placement.has_assigned_task(c, t))
+            .map(|&(_, c)| (effective_lag(model, c, t), c))
+            .collect();
+        fresher.sort_unstable();
+        // Pairing the freshest with the stalest keeps the most copies: where one pair fails,
+        // every later copy is staler and every later standby fresher.
+        for (&(lag, c), &worst) in fresher.iter().zip(stale.iter()) {
+            if lag >= worst {
+                break;
+            }
+            kept.push((c, t));
+        }
+    }
+    for &(c, t) in &kept {
+        placement.assign_standby(c, t);
+    }
+    kept
 }
 
 /// `stream.imbalance.percentage`, within 0 to 100.

@@ -21,9 +21,10 @@ pub struct ClientAssignment {
     /// it. On the wire a warm-up is an ordinary standby.
     pub warmup_tasks: Vec<TaskId>,
     /// The standby tasks that are spare replicas (only the optimized assignor places them):
-    /// copies beyond `num.standby.replicas`, within the `max.warmup.replicas` that no warm-up
-    /// needs, kept so that a crash of the active task's client restores little. On the wire a
-    /// spare is an ordinary standby.
+    /// copies beyond `num.standby.replicas`, kept so that a crash of the active task's client
+    /// restores little: a copy a moved standby leaves behind while its replacement restores,
+    /// and copies within the `max.warmup.replicas` that no warm-up needs (plus
+    /// `max.spare.replicas`). On the wire a spare is an ordinary standby.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spare_tasks: Vec<TaskId>,
 }
