@@ -134,9 +134,15 @@ struct SimulateArgs {
     /// (with `all` or no scenario) on every built-in scenario and `--seeds` random-churn seeds.
     #[arg(long)]
     compare: bool,
-    /// Random-churn seeds for `--compare` (seeds 1..=N).
-    #[arg(long, default_value_t = 100)]
-    seeds: u64,
+    /// Random-churn seeds for `--compare`: `N` runs seeds 1 to N after the other built-in
+    /// scenarios (the suite); `FIRST..=LAST` runs only those seeds, e.g. `101..=400`, which the
+    /// suite does not see.
+    #[arg(long, default_value = "100", value_parser = parse_seeds)]
+    seeds: Seeds,
+    /// Write the input of every rebalance to this directory as `round-<n>.json`, in `assign
+    /// --input` form (`round-0.json`: the starting assignment), to replay it with `assign`.
+    #[arg(long, value_name = "DIR", conflicts_with = "compare")]
+    inputs: Option<PathBuf>,
     /// A task assignor config (Kafka's key, or this crate's `stream.imbalance.percentage` or
     /// `max.spare.replicas`) that overrides the scenario's in every scenario run, e.g.
     /// `max.warmup.replicas=4`; repeatable.
@@ -147,6 +153,51 @@ struct SimulateArgs {
     /// inputs), e.g. `max.warmup.replicas=8`; repeatable.
     #[arg(long = "candidate-config", value_name = "KEY=VALUE", requires = "compare")]
     candidate_configs: Vec<String>,
+}
+
+/// The random-churn seeds of `simulate --compare`.
+#[derive(Debug, Clone)]
+enum Seeds {
+    /// The built-in scenarios and seeds `1..=N`.
+    Suite(u64),
+    /// Only these seeds.
+    Only(std::ops::RangeInclusive<u64>),
+}
+
+fn parse_seeds(text: &str) -> Result<Seeds, String> {
+    let number = |s: &str| s.trim().parse::<u64>().map_err(|_| format!("`{s}` is not a seed (a whole number ≥ 0)"));
+    match text.split_once("..=") {
+        None => number(text).map(Seeds::Suite),
+        Some((first, last)) => {
+            let (first, last) = (number(first)?, number(last)?);
+            if first > last {
+                return Err(format!("no seeds in {first}..={last}"));
+            }
+            Ok(Seeds::Only(first..=last))
+        }
+    }
+}
+
+/// An assignor that writes each input it is asked to `dir` as `round-<n>.json`, then runs
+/// another.
+struct Recording<'a> {
+    inner: &'a dyn engine::TaskAssignor,
+    dir: &'a std::path::Path,
+    calls: std::cell::Cell<usize>,
+}
+
+impl engine::TaskAssignor for Recording<'_> {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    fn assign(&self, input: &engine::AssignmentInput) -> Result<engine::Assignment, engine::AssignError> {
+        let path = self.dir.join(format!("round-{}.json", self.calls.get()));
+        self.calls.set(self.calls.get() + 1);
+        let text = serde_json::to_string_pretty(input).expect("JSON");
+        std::fs::write(&path, text).map_err(|_| engine::AssignError::Internal("--inputs: cannot write a round's input"))?;
+        self.inner.assign(input)
+    }
 }
 
 /// An assignor that runs another with some task assignor configs overridden.
@@ -421,7 +472,17 @@ fn simulate(args: SimulateArgs) -> Result<String, String> {
     let kind: engine::AssignorKind = args.assignor.parse().map_err(|e: engine::UnknownAssignor| e.to_string())?;
     let config = sim_config(&args)?;
     eprintln!("simulating {} ({}) with {kind}", scenario.name, scenario.description);
-    let report = sim::run(kind.assignor(), &scenario, &config).map_err(|e| e.to_string())?;
+    let report = match &args.inputs {
+        None => sim::run(kind.assignor(), &scenario, &config),
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            let recording = Recording { inner: kind.assignor(), dir, calls: std::cell::Cell::new(0) };
+            let report = sim::run(&recording, &scenario, &config);
+            eprintln!("wrote {} round input(s) to {}", recording.calls.get(), dir.display());
+            report
+        }
+    }
+    .map_err(|e| e.to_string())?;
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).expect("JSON");
         std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -628,7 +689,10 @@ fn sim_config(args: &SimulateArgs) -> Result<sim::SimConfig, String> {
 fn simulate_compare(args: &SimulateArgs) -> Result<String, String> {
     let config = sim_config(args)?;
     let mut scenarios = match args.scenario.as_deref() {
-        None | Some("all") => sim::suite_scenarios(args.seeds),
+        None | Some("all") => match &args.seeds {
+            Seeds::Suite(n) => sim::suite_scenarios(*n),
+            Seeds::Only(range) => sim::churn_scenarios(range.clone()),
+        },
         Some(name) => vec![sim::builtin(name, args.seed).ok_or_else(|| format!("unknown scenario `{name}`"))?],
     };
     for scenario in &mut scenarios {

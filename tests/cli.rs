@@ -279,3 +279,45 @@ fn simulate_compare_prints_both_assignors_and_writes_json_and_svg() {
     assert!(table.contains("| rolling-bounce | 0 | 0 |") && table.contains("total (1 scenarios)"), "{table}");
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn simulate_compare_runs_a_range_of_seeds_alone() {
+    let out = run(&["simulate", "--compare", "--seeds", "101..=102"], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8(out.stdout).unwrap();
+    for needle in ["| random-churn-101 |", "| random-churn-102 |", "total (2 scenarios)"] {
+        assert!(table.contains(needle), "no `{needle}` in\n{table}");
+    }
+    assert!(!table.contains("| scale-out |"), "{table}");
+    for bad in ["3..=1", "1..5", "x"] {
+        let out = run(&["simulate", "--compare", "--seeds", bad], b"");
+        assert!(!out.status.success(), "--seeds {bad} accepted");
+    }
+}
+
+#[test]
+fn simulate_writes_each_rounds_input_for_assign_to_replay() {
+    let dir = std::env::temp_dir().join(format!("ksa-inputs-{}", std::process::id()));
+    let out = run(&["simulate", "--assignor", "optimized", "--inputs", dir.to_str().unwrap(), "--json", dir.join("r.json").to_str().unwrap()], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&std::fs::read(dir.join("r.json")).unwrap()).unwrap();
+    let rounds = report["rounds"].as_array().unwrap();
+    // The start, then one input per round; replaying a round's input moves what the round did.
+    for (n, round) in rounds.iter().enumerate() {
+        let input = dir.join(format!("round-{}.json", n + 1));
+        let replay = json_out(&run(&["assign", "--assignor", "optimized", "--input", input.to_str().unwrap()], b""));
+        let owned: Value = serde_json::from_slice(&std::fs::read(&input).unwrap()).unwrap();
+        let mut moved = 0;
+        for client in owned["clients"].as_array().unwrap() {
+            let id = client["processId"].as_str().unwrap();
+            let before: Vec<&str> = client["ownedActiveTasks"].as_array().map_or(vec![], |ts| ts.iter().map(|t| t.as_str().unwrap()).collect());
+            let now = &replay["clients"][id]["active"];
+            moved += now.as_array().unwrap().iter().filter(|t| !before.contains(&t.as_str().unwrap())).count();
+        }
+        assert_eq!(moved as u64, round["tasksMoved"].as_u64().unwrap(), "round {}", n + 1);
+    }
+    assert!(dir.join("round-0.json").exists() && !dir.join(format!("round-{}.json", rounds.len() + 1)).exists());
+    let out = run(&["simulate", "--compare", "--inputs", dir.to_str().unwrap()], b"");
+    assert!(!out.status.success());
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -301,7 +301,8 @@ fn with_five_more_spare_replicas_every_target_holds_and_the_copies_still_cost_le
 /// them summed (not in every scenario: see `MORE_RESTORED_LAG`).
 #[test]
 fn the_targets_hold_on_300_held_out_seeds() {
-    let scenarios: Vec<sim::Scenario> = (101..=400).map(|seed| sim::builtin("random-churn", seed).unwrap()).collect();
+    let scenarios = sim::churn_scenarios(101..=400);
+    assert_eq!(scenarios.len(), 300);
     let cmp = sim::compare(AssignorKind::HighAvailability.assignor(), AssignorKind::Optimized.assignor(), &scenarios, &SimConfig::default())
         .unwrap();
     let targets = cmp.targets();

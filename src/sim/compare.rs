@@ -157,8 +157,19 @@ pub struct Comparison {
 pub fn suite_scenarios(seeds: u64) -> Vec<super::Scenario> {
     let mut out: Vec<super::Scenario> =
         BUILTIN_SCENARIOS.iter().filter(|(n, _)| *n != "random-churn").filter_map(|(n, _)| builtin(n, 0)).collect();
-    out.extend((1..=seeds).filter_map(|seed| builtin("random-churn", seed)));
+    out.extend(churn_scenarios(1..=seeds));
     out
+}
+
+/// `random-churn` with each seed of `seeds`, e.g. seeds the suite does not run.
+///
+/// ```
+/// let held_out = kstreams_assignor::sim::churn_scenarios(101..=103);
+/// let names: Vec<&str> = held_out.iter().map(|s| s.name.as_str()).collect();
+/// assert_eq!(names, ["random-churn-101", "random-churn-102", "random-churn-103"]);
+/// ```
+pub fn churn_scenarios(seeds: std::ops::RangeInclusive<u64>) -> Vec<super::Scenario> {
+    seeds.filter_map(|seed| builtin("random-churn", seed)).collect()
 }
 
 /// Runs `baseline` and `candidate` on each scenario.

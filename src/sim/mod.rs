@@ -31,7 +31,7 @@ use serde::Serialize;
 use crate::engine::{AssignError, Assignment, AssignmentInput, ClientInput, PreviousRebalance, TaskAssignor};
 use crate::wire::{LATEST_OFFSET, ProcessId, TaskId, TaskLag};
 
-pub use compare::{Comparison, ComparisonRow, SameInputs, Summary, Target, compare, compare_suite, suite_scenarios};
+pub use compare::{Comparison, ComparisonRow, SameInputs, Summary, Target, churn_scenarios, compare, compare_suite, suite_scenarios};
 pub use scenario::{BUILTIN_SCENARIOS, Event, EventKind, MemberSpec, Scenario, builtin};
 pub use svg::render_svg;
 
@@ -312,7 +312,25 @@ struct Holdings {
     fresh_orphans: BTreeMap<TaskId, BTreeSet<ProcessId>>,
 }
 
-impl World<'_> {
+impl<'a> World<'a> {
+    /// The world before the scenario's first member joins.
+    fn new(scenario: &'a Scenario, config: &SimConfig) -> Self {
+        World {
+            scenario,
+            config: *config,
+            now: 0,
+            members: Vec::new(),
+            seq: 0,
+            end_offsets: scenario.stateful_tasks(),
+            owner: BTreeMap::new(),
+            probe_at: None,
+            previous: None,
+            stretch_start: None,
+            changelog_records_read: 0,
+            local_copy_ms: 0,
+        }
+    }
+
     fn member(&mut self, id: ProcessId) -> Option<&mut Member> {
         self.members.iter_mut().find(|m| m.spec.process_id == id)
     }
@@ -670,20 +688,7 @@ pub fn run_with_shadow(
     scenario: &Scenario,
     config: &SimConfig,
 ) -> Result<Report, SimError> {
-    let mut world = World {
-        scenario,
-        config: *config,
-        now: 0,
-        members: Vec::new(),
-        seq: 0,
-        end_offsets: scenario.stateful_tasks(),
-        owner: BTreeMap::new(),
-        probe_at: None,
-        previous: None,
-        stretch_start: None,
-        changelog_records_read: 0,
-        local_copy_ms: 0,
-    };
+    let mut world = World::new(scenario, config);
     for spec in &scenario.initial_members {
         world.apply(&EventKind::Join(spec.clone()))?;
     }
@@ -969,20 +974,8 @@ mod tests {
             running: true,
             events: Vec::new(),
         };
-        let mut world = World {
-            scenario: &scenario,
-            config: SimConfig::default(),
-            now: 0,
-            members: specs.iter().map(|s| Member::new(s.clone(), 0, 0)).collect(),
-            seq: 0,
-            end_offsets: scenario.stateful_tasks(),
-            owner: BTreeMap::new(),
-            probe_at: None,
-            previous: None,
-            stretch_start: None,
-            changelog_records_read: 0,
-            local_copy_ms: 0,
-        };
+        let mut world = World::new(&scenario, &SimConfig::default());
+        world.members = specs.iter().map(|s| Member::new(s.clone(), 0, 0)).collect();
         let t = |k: i32| TaskId::new(0, k);
         // S4 owned all four tasks and is gone. 0_0: S1 caught up, S2 stale. 0_1: S2 and S3
         // stale alike, S1 staler. 0_2: everyone equally stale. 0_3: no copy anywhere.
