@@ -186,6 +186,8 @@ fn on_the_same_inputs_the_optimized_assignor_restores_more_only_within_the_accep
     assert!(same.candidate_restoring_lag < same.baseline_restoring_lag, "{same:?}");
     let acceptable = sim::builtin("random-churn", 13).unwrap().configs.acceptable_recovery_lag;
     assert!(same.candidate_most_extra <= acceptable, "{same:?}");
+    // Never more on clients that are not caught up.
+    assert_eq!(same.candidate_restores_more_not_caught_up, 0, "{same:?}");
     let more: Vec<&str> =
         suite().rows.iter().filter(|r| r.same_inputs.candidate_restores_more > 0).map(|r| r.scenario.as_str()).collect();
     assert_eq!(more, ["random-churn-13", "random-churn-74"]);
@@ -298,7 +300,8 @@ fn with_five_more_spare_replicas_every_target_holds_and_the_copies_still_cost_le
 
 /// Random-churn seeds 101 to 400, which no choice in the optimized assignor was measured on:
 /// every target but restored lag holds on them as on the suite, and restored lag holds over
-/// them summed (not in every scenario: see `MORE_RESTORED_LAG`).
+/// them summed (not in every scenario: see `MORE_RESTORED_LAG`) and, on the same inputs, on
+/// every client that is not caught up.
 #[test]
 fn the_targets_hold_on_300_held_out_seeds() {
     let scenarios = sim::churn_scenarios(101..=400);
@@ -315,4 +318,9 @@ fn the_targets_hold_on_300_held_out_seeds() {
     assert!(b < a, "restored lag {a} → {b}");
     let (a, b) = sum(|s| s.expected_departure_restore);
     assert!(b < a, "expected departure restore {a} → {b}");
+    // On the same inputs, B's answers restore more than A's only from caught-up copies (within
+    // `acceptable.recovery.lag`), never on a client that is not caught up.
+    let same = cmp.same_inputs();
+    assert!(same.rebalances > 6000 && same.candidate_restores_more > 0, "{same:?}");
+    assert_eq!(same.candidate_restores_more_not_caught_up, 0, "{same:?}");
 }

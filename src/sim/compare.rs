@@ -101,10 +101,16 @@ pub struct SameInputs {
     pub candidate_restores_more: usize,
     /// The most the candidate's answer would restore beyond the baseline's in one rebalance.
     pub candidate_most_extra: i64,
+    /// Rebalances where the candidate's answer would restore more than the baseline's on
+    /// clients not caught up (beyond `acceptable.recovery.lag`): the rest of its extra restores
+    /// replay copies within that lag.
+    pub candidate_restores_more_not_caught_up: usize,
 }
 
 impl SameInputs {
-    fn add(&mut self, baseline: i64, candidate: i64) {
+    fn add(&mut self, baseline: (i64, i64), candidate: (i64, i64)) {
+        self.candidate_restores_more_not_caught_up += usize::from(candidate.1 > baseline.1);
+        let (baseline, candidate) = (baseline.0, candidate.0);
         self.rebalances += 1;
         self.baseline_restoring_lag += baseline;
         self.candidate_restoring_lag += candidate;
@@ -120,6 +126,7 @@ impl SameInputs {
         self.candidate_restoring_lag += other.candidate_restoring_lag;
         self.candidate_restores_more += other.candidate_restores_more;
         self.candidate_most_extra = self.candidate_most_extra.max(other.candidate_most_extra);
+        self.candidate_restores_more_not_caught_up += other.candidate_restores_more_not_caught_up;
     }
 }
 
@@ -188,11 +195,13 @@ pub fn compare(
         let a = run_with_shadow(baseline, Some(candidate), scenario, config)?;
         let b = run_with_shadow(candidate, Some(baseline), scenario, config)?;
         let mut same_inputs = SameInputs::default();
+        let own = |r: &super::Round| (r.restoring_lag, r.restoring_lag_not_caught_up);
+        let shadow = |r: &super::Round| (r.shadow_restoring_lag.unwrap_or(0), r.shadow_restoring_lag_not_caught_up.unwrap_or(0));
         for r in &a.rounds {
-            same_inputs.add(r.restoring_lag, r.shadow_restoring_lag.unwrap_or(0));
+            same_inputs.add(own(r), shadow(r));
         }
         for r in &b.rounds {
-            same_inputs.add(r.shadow_restoring_lag.unwrap_or(0), r.restoring_lag);
+            same_inputs.add(shadow(r), own(r));
         }
         rows.push(ComparisonRow { scenario: scenario.name.clone(), baseline: (&a).into(), candidate: (&b).into(), same_inputs });
         if first_reports.is_none() {
@@ -396,13 +405,14 @@ impl Comparison {
         let same = self.same_inputs();
         let _ = writeln!(
             out,
-            "On the same inputs (both assignors asked at each of the {} rebalances of both runs): B's answers would restore {} ({:.0} → {:.0}); B's would restore more in {} rebalance(s), by at most {} records.",
+            "On the same inputs (both assignors asked at each of the {} rebalances of both runs): B's answers would restore {} ({:.0} → {:.0}); B's would restore more in {} rebalance(s), by at most {} records, and more on clients not caught up in {}.",
             same.rebalances,
             change(same.baseline_restoring_lag as f64, same.candidate_restoring_lag as f64, "less", "more", "than A's"),
             same.baseline_restoring_lag as f64,
             same.candidate_restoring_lag as f64,
             same.candidate_restores_more,
-            same.candidate_most_extra
+            same.candidate_most_extra,
+            same.candidate_restores_more_not_caught_up
         );
         let _ = writeln!(out, "\nTargets:");
         for t in self.targets() {

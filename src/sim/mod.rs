@@ -109,10 +109,18 @@ pub struct Round {
     /// assignment before the event to the per-member counts the stretch ends with (see
     /// [`Report::lower_bound`]).
     pub movement_lower_bound: Option<usize>,
+    /// Of `restoring_lag`, the records restored by tasks whose new owner was not caught up on
+    /// them (its lag above `acceptable.recovery.lag`): the restores KIP-441's rule allows only
+    /// where no client is caught up.
+    pub restoring_lag_not_caught_up: i64,
     /// With a shadow assignor ([`run_with_shadow`]): the records its assignment would have had
     /// active tasks restore, on this rebalance's input.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shadow_restoring_lag: Option<i64>,
+    /// With a shadow assignor: of `shadow_restoring_lag`, the records restored by tasks whose new
+    /// owner was not caught up on them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shadow_restoring_lag_not_caught_up: Option<i64>,
 }
 
 /// The whole run.
@@ -298,6 +306,15 @@ struct World<'a> {
     changelog_records_read: i64,
     /// Copies held so far beyond the active tasks, integrated over time (copies × ms).
     local_copy_ms: i64,
+}
+
+/// The restores an assignment starts ([`World::restores_started`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Restores {
+    records: i64,
+    tasks: usize,
+    /// Of `records`, those of tasks whose new owner is not caught up on them.
+    not_caught_up: i64,
 }
 
 /// Active task owners before an event, for the movement lower bound.
@@ -555,17 +572,21 @@ impl<'a> World<'a> {
             subtopology_spread: 0.0,
             restoring_lag: 0,
             restoring_tasks: 0,
+            restoring_lag_not_caught_up: 0,
             probing_rebalance: out.followup.probing_rebalance_needed,
             movement_lower_bound: None,
             shadow_restoring_lag: None,
+            shadow_restoring_lag_not_caught_up: None,
         };
-        let (restoring_lag, restoring_tasks) = self.restores_started(&out);
-        round_out.restoring_lag = restoring_lag;
-        round_out.restoring_tasks = restoring_tasks;
-        round_out.shadow_restoring_lag = match shadow {
-            Some(shadow) => Some(self.restores_started(&shadow.assign(&input).map_err(|source| SimError::Assign { round, source })?).0),
-            None => None,
-        };
+        let started = self.restores_started(&out);
+        round_out.restoring_lag = started.records;
+        round_out.restoring_tasks = started.tasks;
+        round_out.restoring_lag_not_caught_up = started.not_caught_up;
+        if let Some(shadow) = shadow {
+            let theirs = self.restores_started(&shadow.assign(&input).map_err(|source| SimError::Assign { round, source })?);
+            round_out.shadow_restoring_lag = Some(theirs.records);
+            round_out.shadow_restoring_lag_not_caught_up = Some(theirs.not_caught_up);
+        }
         let mut per_thread: Vec<(f64, f64)> = Vec::new();
         // Per member: its threads and its active tasks per sub-topology.
         let mut per_subtopology: Vec<(f64, BTreeMap<SubtopologyKey, usize>)> = Vec::new();
@@ -635,19 +656,23 @@ impl<'a> World<'a> {
         Ok(round_out)
     }
 
-    /// The records `out` would have its active tasks restore, and how many tasks: a stateful
-    /// task restores from its new owner's local copy unless that owner runs it already, and a
-    /// restore still under way on the same member was counted when it started.
-    fn restores_started(&self, out: &Assignment) -> (i64, usize) {
-        let mut started = (0, 0);
+    /// What `out` would have its active tasks restore: a stateful task restores from its new
+    /// owner's local copy unless that owner runs it already, and a restore still under way on
+    /// the same member was counted when it started.
+    fn restores_started(&self, out: &Assignment) -> Restores {
+        let acceptable = self.scenario.configs.acceptable_recovery_lag;
+        let mut started = Restores::default();
         for assigned in &out.clients {
             let Some(m) = self.members.iter().find(|m| m.spec.process_id == assigned.process_id) else { continue };
             for t in &assigned.active_tasks {
                 let Some(&end) = self.end_offsets.get(t) else { continue };
                 let local = m.offsets.get(t).copied().unwrap_or(0);
                 if !m.active.contains(t) && local < end {
-                    started.0 += end - local;
-                    started.1 += 1;
+                    started.records += end - local;
+                    started.tasks += 1;
+                    if !TaskLag::compute(Some(local), end).is_caught_up(acceptable) {
+                        started.not_caught_up += end - local;
+                    }
                 }
             }
         }
