@@ -451,7 +451,12 @@ fn place_spares(
 /// before the new standby catches up, the task restores from the kept copy instead.
 ///
 /// Complexity: O(S·log W + R·log R) for S standbys, W warm-ups and R reported offset sums.
-fn keep_fresher_copies(model: &Model<'_>, lags: &LagIndex, placement: &mut Placement, warmups: &[(Client, Task)]) -> Vec<(Client, Task)> {
+fn keep_fresher_copies(
+    model: &Model<'_>,
+    lags: &LagIndex,
+    placement: &mut Placement,
+    warmups: &[(Client, Task)],
+) -> Vec<(Client, Task)> {
     let warming: BTreeSet<(Client, Task)> = warmups.iter().copied().collect();
     // Per task: the lags of its standbys still restoring.
     let mut restoring: Vec<Vec<i64>> = vec![Vec::new(); model.tasks.len()];

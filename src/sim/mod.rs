@@ -167,8 +167,8 @@ pub struct Report {
     /// `TaskMovement`), a stateful orphan with caught-up copies lands on one of their holders
     /// first, and one without but with a copy fresher than some member's on a holder of its
     /// freshest copy; `unplaced` is how many such orphans a maximum matching cannot place on
-    /// such a holder with room below its stateful target (each costs one more move: one more task leaves that holder, or the
-    /// orphan moves twice). `None` if it applies nowhere. It measures the moves made on the way
+    /// such a holder with room below its stateful target (each costs one more move: one more
+    /// task leaves that holder, or the orphan moves twice). `None` if it applies nowhere. It measures the moves made on the way
     /// to the end counts, not the choice of those counts (the final spread is compared apart).
     pub lower_bound: Option<usize>,
     /// Tasks moved in the stretches where the lower bound applies.
