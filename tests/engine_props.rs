@@ -259,6 +259,33 @@ fn check_availability(input: &AssignmentInput, out: &Assignment) -> Result<(), T
     Ok(())
 }
 
+/// The optimized assignor moves standbys make-before-break: while a task has a standby still
+/// restoring (a warm-up aside), its copies off the active's client include one at least as fresh
+/// as the freshest copy any other client reported.
+fn check_standbys_keep_the_freshest_copy(input: &AssignmentInput, out: &Assignment) -> Result<(), TestCaseError> {
+    if input.changelog_end_offset_sums.is_none() {
+        return Ok(());
+    }
+    for t in &input.stateful_tasks {
+        let holders: Vec<&kstreams_assignor::engine::ClientAssignment> =
+            out.clients.iter().filter(|c| c.standby_tasks.contains(t)).collect();
+        let restoring = holders.iter().any(|c| !c.warmup_tasks.contains(t) && !lag_of(input, &c.process_id, t).0);
+        if !restoring {
+            continue;
+        }
+        let held = holders.iter().map(|c| lag_of(input, &c.process_id, t).1).min().unwrap_or(i64::MAX);
+        let freshest = input
+            .clients
+            .iter()
+            .filter(|c| c.task_offset_sums.contains_key(t) && !out.client(&c.process_id).unwrap().active_tasks.contains(t))
+            .map(|c| lag_of(input, &c.process_id, t).1)
+            .min()
+            .unwrap_or(i64::MAX);
+        prop_assert!(held <= freshest, "{}: its copies' best lag {} is staler than a reported copy's {}", t, held, freshest);
+    }
+    Ok(())
+}
+
 /// Max − min over clients of tasks per thread, for actives and for stateful actives.
 fn active_spreads(input: &AssignmentInput, out: &Assignment) -> (f64, f64) {
     let capacity: BTreeMap<_, _> = input.clients.iter().map(|c| (c.process_id, f64::from(c.capacity))).collect();
@@ -282,6 +309,7 @@ proptest! {
         let out = check_invariants(AssignorKind::Optimized, &input)?;
         check_availability(&input, &out)?;
         if effective_assignor(AssignorKind::Optimized, &input) == AssignorKind::Optimized {
+            check_standbys_keep_the_freshest_copy(&input, &out)?;
             prop_assert_eq!(&out.assignor, "OptimizedTaskAssignor");
             let interval = input.configs.probing_rebalance_interval_ms;
             let after = out.followup.probing_rebalance_interval_ms;

@@ -1,4 +1,5 @@
-//! The optimized assignor's spare replicas: the `max.warmup.replicas` no warm-up needs (and
+//! The optimized assignor's spare replicas: the copies a moving standby leaves behind stay
+//! while its replacement restores, and the `max.warmup.replicas` no warm-up needs (and
 //! `max.spare.replicas` more) keep copies of the tasks whose loss would restore the most.
 
 mod engine_common;
