@@ -266,7 +266,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
             // Fully caught up, not just within `acceptable.recovery.lag`: the active then moves
             // without restoring anything.
             let remaining = (lag >= 0).then_some(lag);
-            let ms = remaining.and_then(|r| rates.net_rate(&model, d, t).map(|rate| (r as f64 / rate * 1.1) as i64 + 1_000));
+            let ms = remaining.and_then(|r| rates.net_rate(d, t).map(|rate| (r as f64 / rate * 1.1) as i64 + 1_000));
             deadline = deadline.zip(ms).map(|(a, b)| a.max(b));
         }
         let after = match deadline {
@@ -503,7 +503,12 @@ fn imbalance(model: &Model<'_>) -> u32 {
 
 /// Lag as the assignor compares it: `-2` (running) before everything, unknown (`-3`) last.
 fn effective_lag(model: &Model<'_>, c: Client, t: Task) -> i64 {
-    match model.lag(c, t) {
+    effective(model.lag(c, t))
+}
+
+/// [`effective_lag`] of a lag.
+fn effective(lag: i64) -> i64 {
+    match lag {
         LATEST_OFFSET => -1,
         lag if lag < 0 => i64::MAX,
         lag => lag,
@@ -733,13 +738,24 @@ fn stateful_target(
 ) -> Result<Vec<Client>, AssignError> {
     let n = model.num_clients();
     let tasks = &model.stateful_tasks;
-    // Per task: whether its owner is caught up, and the client with the smallest lag.
+    let acceptable = model.input.configs.acceptable_recovery_lag;
+    // Per task: whether its owner is caught up, and the client with the smallest lag (among the
+    // clients that did not report it, all with the same lag, the first counts).
     let owner_caught_up: Vec<bool> = tasks.iter().map(|&t| owners[t as usize].is_some_and(|o| lags.is_caught_up(o, t))).collect();
-    let most_caught_up: Vec<(i64, Client)> =
-        tasks.iter().map(|&t| (0..n).map(|c| (effective_lag(model, c, t), c)).min().unwrap_or((i64::MAX, 0))).collect();
+    let most_caught_up: Vec<(i64, Client)> = tasks
+        .iter()
+        .map(|&t| {
+            let reported = lags.reporters(t).iter().map(|&(lag, c)| (effective(lag), c));
+            let reported_by = |c: Client| model.clients[c].reported.contains_key(&t);
+            let other = (0..n).find(|&c| !reported_by(c)).map(|c| (effective(model.unreported_lag(t)), c));
+            reported.chain(other).min().unwrap_or((i64::MAX, 0))
+        })
+        .collect();
+    // The costs below take `lag`, client `c`'s lag on the task (`Model::lag`), so that the
+    // matrix can be built a row at a time.
     // Placing a task on a client that is not caught up costs a second movement when it must
     // first go somewhere else to stay available (its owner is gone or behind).
-    let interim = |k: usize, c: Client| -> bool {
+    let interim = |k: usize, lag: i64| -> bool {
         let t = tasks[k];
         if owner_caught_up[k] {
             false
@@ -747,32 +763,43 @@ fn stateful_target(
             true
         } else {
             let (best, at) = most_caught_up[k];
-            best < effective_lag(model, c, t) && Some(at) != owners[t as usize]
+            best < effective(lag) && Some(at) != owners[t as usize]
         }
     };
     // What a placement costs in movements and warm-ups.
-    let class = |k: usize, c: Client| -> i32 {
+    let class_at = |k: usize, c: Client, lag: i64| -> i32 {
         let t = tasks[k];
-        match (owners[t as usize] == Some(c), lags.is_caught_up(c, t)) {
+        match (owners[t as usize] == Some(c), TaskLag(lag).is_caught_up(acceptable)) {
             (true, true) => 0,
             (false, true) => MOVE_COST,
             (true, false) => MOVE_COST + 2,
-            (false, false) => MOVE_COST * (1 + i32::from(interim(k, c))) + COLD_COST,
+            (false, false) => MOVE_COST * (1 + i32::from(interim(k, lag))) + COLD_COST,
         }
     };
     // And what its restore time costs.
-    let restore = |k: usize, c: Client| -> i32 {
+    let restore_at = |k: usize, c: Client, lag: i64| -> i32 {
         let t = tasks[k];
-        if owners[t as usize] != Some(c) && !lags.is_caught_up(c, t) {
-            let secs = rates.restore_ms(model, c, t).map_or(MAX_RESTORE_SECS, |ms| (ms / 1000).min(MAX_RESTORE_SECS));
+        if owners[t as usize] != Some(c) && !TaskLag(lag).is_caught_up(acceptable) {
+            let secs = rates.restore_ms_at(lag, c, t).map_or(MAX_RESTORE_SECS, |ms| (ms / 1000).min(MAX_RESTORE_SECS));
             2 * secs as i32
         } else {
             0
         }
     };
-    // Ties go to the round-robin client, which spreads each sub-topology.
-    let costs = CostMatrix::from_fn(tasks.len(), n, |k, c| class(k, c) + restore(k, c) + i32::from(k % n != c))
-    .map_err(|_| AssignError::Internal("optimized assignor: cost matrix"))?;
+    let class = |k: usize, c: Client| class_at(k, c, model.lag(c, tasks[k]));
+    let restore = |k: usize, c: Client| restore_at(k, c, model.lag(c, tasks[k]));
+    // Ties go to the round-robin client, which spreads each sub-topology. Row by row: every
+    // client that did not report the task has its unreported lag.
+    let mut costs = Vec::with_capacity(tasks.len().saturating_mul(n));
+    let mut row = vec![0i64; n];
+    for (k, &t) in tasks.iter().enumerate() {
+        row.fill(model.unreported_lag(t));
+        for &(lag, c) in lags.reporters(t) {
+            row[c] = lag;
+        }
+        costs.extend(row.iter().enumerate().map(|(c, &lag)| class_at(k, c, lag) + restore_at(k, c, lag) + i32::from(k % n != c)));
+    }
+    let costs = CostMatrix::new(tasks.len(), n, costs).map_err(|_| AssignError::Internal("optimized assignor: cost matrix"))?;
     let mut target = flow::assign(&costs, quotas).map_err(|_| AssignError::Internal("optimized assignor: no target"))?.clients;
     // Then each sub-topology spread over the clients, before the restore time.
     let mut mix = Mix::new(model, tasks, caps);
@@ -1095,7 +1122,7 @@ impl RestoreRates {
     }
 
     /// Net catch-up rate of client `c` on task `t` (records per ms), if known and positive.
-    fn net_rate(&self, _model: &Model<'_>, c: Client, t: Task) -> Option<f64> {
+    fn net_rate(&self, c: Client, t: Task) -> Option<f64> {
         let gross = self.client[c].or(self.group)?;
         let net = gross - self.produce[t as usize];
         (net > 0.0).then_some(net)
@@ -1103,14 +1130,18 @@ impl RestoreRates {
 
     /// Estimated time for client `c` to restore task `t` fully (ms); `None` for an unknown lag.
     fn restore_ms(&self, model: &Model<'_>, c: Client, t: Task) -> Option<i64> {
-        let lag = model.lag(c, t);
+        self.restore_ms_at(model.lag(c, t), c, t)
+    }
+
+    /// [`restore_ms`](Self::restore_ms) for `c`'s lag on `t`.
+    fn restore_ms_at(&self, lag: i64, c: Client, t: Task) -> Option<i64> {
         if lag == LATEST_OFFSET {
             return Some(0);
         }
         if TaskLag(lag) == TaskLag::UNKNOWN || lag < 0 {
             return None;
         }
-        let rate = self.net_rate(model, c, t).unwrap_or(NOMINAL_RECORDS_PER_SEC as f64 / 1000.0);
+        let rate = self.net_rate(c, t).unwrap_or(NOMINAL_RECORDS_PER_SEC as f64 / 1000.0);
         Some((lag as f64 / rate).min(i64::MAX as f64 / 2.0) as i64)
     }
 }
