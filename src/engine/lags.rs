@@ -71,11 +71,6 @@ impl LagIndex {
         &self.reported[t as usize]
     }
 
-    /// Whether the clients that did not report `t` are caught up on it.
-    pub(crate) fn others_caught_up(&self, t: Task) -> bool {
-        self.others_caught_up[t as usize]
-    }
-
     /// The lag of the first client in `t`'s lag order.
     pub(crate) fn smallest_lag(&self, model: &Model<'_>, t: Task) -> i64 {
         let list = &self.reported[t as usize];

@@ -547,29 +547,28 @@ fn best_caught_up(model: &Model<'_>, lags: &LagIndex, t: Task, except: Option<Cl
     if let Some(owner) = owners[t as usize].filter(|&o| Some(o) != except && lags.is_caught_up(o, t)) {
         return Some(owner);
     }
-    let reporters = lags.reporters(t);
-    let reported = reporters
-        .iter()
-        .filter(|&&(_, c)| Some(c) != except && lags.is_caught_up(c, t))
-        .map(|&(_, c)| (effective_lag(model, c, t), c))
-        .min();
-    let other = if lags.others_caught_up(t) {
-        let reported_by = |c: Client| model.clients[c].reported.contains_key(&t);
-        (0..model.num_clients()).find(|&c| Some(c) != except && !reported_by(c)).map(|c| (effective_lag(model, c, t), c))
-    } else {
-        None
-    };
-    reported.into_iter().chain(other).min().map(|(_, c)| c)
+    lag_candidates(model, lags, t, except).filter(|&(_, c)| lags.is_caught_up(c, t)).min().map(|(_, c)| c)
+}
+
+/// The clients that can come first in `t`'s order by (lag as [`effective_lag`] compares it,
+/// index), `except` aside: those that reported `t`, and the first of the others, which all have
+/// the same lag (and are caught up or not alike).
+///
+/// Complexity: O(R) for the R clients that reported `t`, plus the scan for the first other.
+fn lag_candidates<'a>(model: &'a Model<'_>, lags: &'a LagIndex, t: Task, except: Option<Client>) -> impl Iterator<Item = (i64, Client)> + 'a {
+    let reported = lags.reporters(t).iter().filter(move |&&(_, c)| Some(c) != except).map(|&(lag, c)| (effective(lag), c));
+    let reported_by = |c: Client| model.clients[c].reported.contains_key(&t);
+    let other = (0..model.num_clients()).find(|&c| Some(c) != except && !reported_by(c)).map(|c| (effective(model.unreported_lag(t)), c));
+    reported.chain(other)
 }
 
 /// Where `t` runs while its target `d` is not caught up: a caught-up client (the previous
 /// owner first, then by lag), else the client with the smallest lag if strictly smaller than
 /// `d`'s.
 fn better_holder(model: &Model<'_>, lags: &LagIndex, t: Task, d: Client, owners: &[Option<Client>]) -> Option<Client> {
-    let n = model.num_clients();
     best_caught_up(model, lags, t, Some(d), owners).or_else(|| {
         let own = effective_lag(model, d, t);
-        (0..n).filter(|&c| c != d).map(|c| (effective_lag(model, c, t), c)).filter(|&(l, _)| l < own).min().map(|(_, c)| c)
+        lag_candidates(model, lags, t, Some(d)).min().filter(|&(l, _)| l < own).map(|(_, c)| c)
     })
 }
 
@@ -739,18 +738,10 @@ fn stateful_target(
     let n = model.num_clients();
     let tasks = &model.stateful_tasks;
     let acceptable = model.input.configs.acceptable_recovery_lag;
-    // Per task: whether its owner is caught up, and the client with the smallest lag (among the
-    // clients that did not report it, all with the same lag, the first counts).
+    // Per task: whether its owner is caught up, and the client with the smallest lag.
     let owner_caught_up: Vec<bool> = tasks.iter().map(|&t| owners[t as usize].is_some_and(|o| lags.is_caught_up(o, t))).collect();
-    let most_caught_up: Vec<(i64, Client)> = tasks
-        .iter()
-        .map(|&t| {
-            let reported = lags.reporters(t).iter().map(|&(lag, c)| (effective(lag), c));
-            let reported_by = |c: Client| model.clients[c].reported.contains_key(&t);
-            let other = (0..n).find(|&c| !reported_by(c)).map(|c| (effective(model.unreported_lag(t)), c));
-            reported.chain(other).min().unwrap_or((i64::MAX, 0))
-        })
-        .collect();
+    let most_caught_up: Vec<(i64, Client)> =
+        tasks.iter().map(|&t| lag_candidates(model, lags, t, None).min().unwrap_or((i64::MAX, 0))).collect();
     // The costs below take `lag`, client `c`'s lag on the task (`Model::lag`), so that the
     // matrix can be built a row at a time.
     // Placing a task on a client that is not caught up costs a second movement when it must
