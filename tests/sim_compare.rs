@@ -127,7 +127,8 @@ fn restored_lag() {
 fn where_kafkas_assignor_restores_less_its_copies_cost_more() {
     // Kafka's assignor restores less where its longer churn left copies behind. Those copies are
     // not free: in each of those scenarios its runs fetch more changelog records than the
-    // optimized assignor's, and all but one keep more copy-hours of state beyond the actives.
+    // optimized assignor's, and all but two keep more copy-hours of state beyond the actives
+    // (both runs counted up to the later one's last rebalance).
     let rows: Vec<_> = suite().rows.iter().filter(|r| MORE_RESTORED_LAG.contains(&r.scenario.as_str())).collect();
     assert_eq!(rows.len(), MORE_RESTORED_LAG.len());
     for r in &rows {
@@ -135,12 +136,37 @@ fn where_kafkas_assignor_restores_less_its_copies_cost_more() {
     }
     let more_copies: Vec<&str> =
         rows.iter().filter(|r| r.candidate.local_copy_ms >= r.baseline.local_copy_ms).map(|r| r.scenario.as_str()).collect();
-    assert_eq!(more_copies, ["random-churn-29"]);
-    // Over the suite, the optimized assignor's copies cost at least a quarter less of both.
+    assert_eq!(more_copies, ["random-churn-29", "random-churn-65"]);
+    // Over the suite, the optimized assignor's copies fetch at least 15 % fewer records and are
+    // held for fewer hours; only it keeps spares once stable.
     let (a, b) = totals(|s| s.changelog_records_read as f64);
-    assert!(b < 0.75 * a, "changelog records read {a} → {b}");
+    assert!(b < 0.85 * a, "changelog records read {a} → {b}");
     let (a, b) = totals(|s| s.local_copy_ms as f64);
-    assert!(b < 0.75 * a, "copy-ms {a} → {b}");
+    assert!(b < a, "copy-ms {a} → {b}");
+    let (a, b) = totals(|s| s.final_spares as f64);
+    assert!(a == 0.0 && b > 0.0, "final spares {a} → {b}");
+}
+
+#[test]
+fn both_runs_pay_for_their_copies_up_to_the_same_moment() {
+    // On the scale-out the optimized assignor is stable minutes after the join, Kafka's an hour
+    // later. The comparison counts the optimized run's copies on to Kafka's last rebalance: the
+    // same rebalances, and the standbys' fetching and holding for that hour on top.
+    let scenario = sim::builtin("scale-out", 0).unwrap();
+    let (a, b) = (AssignorKind::HighAvailability.assignor(), AssignorKind::Optimized.assignor());
+    let config = SimConfig::default();
+    let cmp = sim::compare(a, b, std::slice::from_ref(&scenario), &config).unwrap();
+    let (alone_a, alone_b) = (sim::run(a, &scenario, &config).unwrap(), sim::run(b, &scenario, &config).unwrap());
+    let end = |r: &sim::Report| r.rounds.last().unwrap().time_ms;
+    assert!(end(&alone_b) + 3_000_000 < end(&alone_a), "{} vs {}", end(&alone_b), end(&alone_a));
+    let mut until = config;
+    until.observe_until_ms = end(&alone_a);
+    let b_until = sim::run(b, &scenario, &until).unwrap();
+    assert_eq!(b_until.rounds, alone_b.rounds);
+    assert!(b_until.local_copy_ms > alone_b.local_copy_ms && b_until.changelog_records_read > alone_b.changelog_records_read);
+    let row = &cmp.rows[0];
+    assert_eq!((row.baseline.local_copy_ms, row.baseline.changelog_records_read), (alone_a.local_copy_ms, alone_a.changelog_records_read));
+    assert_eq!((row.candidate.local_copy_ms, row.candidate.changelog_records_read), (b_until.local_copy_ms, b_until.changelog_records_read));
 }
 
 #[test]
@@ -282,18 +308,18 @@ fn an_imbalance_percentage_trades_balance_for_fewer_moves() {
 }
 
 #[test]
-fn with_five_more_spare_replicas_every_target_holds_and_the_copies_still_cost_less() {
+fn five_more_spare_replicas_make_every_target_hold_on_the_suite_for_more_copy_hours() {
     // `max.spare.replicas` = 5 (this crate's key): the optimized assignor may keep five spare
     // copies beyond its idle warm-up budget. Then it restores no more than Kafka's assignor in
-    // any scenario, and its runs still fetch fewer changelog records and keep fewer copy-hours
-    // of state than Kafka's over the suite.
+    // any scenario of the suite (not on the held-out seeds: see the README), and its runs still
+    // fetch fewer changelog records, but they hold more copy-hours of state than Kafka's.
     let spares = sim::compare_suite(AssignorKind::HighAvailability.assignor(), &Tuned(|c| c.with_max_spare_replicas(5)), SEEDS, &SimConfig::default()).unwrap();
     for t in spares.targets() {
         assert!(t.holds, "{}: {}", t.name, t.detail);
     }
     let (reads_a, reads_b) = spares.rows.iter().fold((0, 0), |(a, b), r| (a + r.baseline.changelog_records_read, b + r.candidate.changelog_records_read));
     let (copies_a, copies_b) = spares.rows.iter().fold((0, 0), |(a, b), r| (a + r.baseline.local_copy_ms, b + r.candidate.local_copy_ms));
-    assert!(reads_b < reads_a && copies_b < copies_a, "reads {reads_a} → {reads_b}, copy-ms {copies_a} → {copies_b}");
+    assert!(reads_b < reads_a && copies_b > copies_a, "reads {reads_a} → {reads_b}, copy-ms {copies_a} → {copies_b}");
     // At the default (0), restored lag is the one target that fails (see `restored_lag`).
     assert!(suite().targets().iter().any(|t| !t.holds));
 }

@@ -44,6 +44,9 @@ pub struct Summary {
     pub changelog_records_read: i64,
     /// State held beyond the actives, copies × ms ([`Report::local_copy_ms`]).
     pub local_copy_ms: i64,
+    /// Spare copies the last assignment keeps ([`Round::spares`](super::Round::spares)): held on
+    /// after the run, until the next rebalance.
+    pub final_spares: usize,
 }
 
 impl From<&Report> for Summary {
@@ -64,6 +67,7 @@ impl From<&Report> for Summary {
             expected_departure_restore: r.expected_departure_restore,
             changelog_records_read: r.changelog_records_read,
             local_copy_ms: r.local_copy_ms,
+            final_spares: r.rounds.last().map_or(0, |x| x.spares),
         }
     }
 }
@@ -192,8 +196,18 @@ pub fn compare(
     let mut rows = Vec::with_capacity(scenarios.len());
     let mut first_reports = None;
     for scenario in scenarios {
-        let a = run_with_shadow(baseline, Some(candidate), scenario, config)?;
-        let b = run_with_shadow(candidate, Some(baseline), scenario, config)?;
+        let mut a = run_with_shadow(baseline, Some(candidate), scenario, config)?;
+        let mut b = run_with_shadow(candidate, Some(baseline), scenario, config)?;
+        // The copies cost both runs up to the same moment: the later of their last rebalances.
+        let ended = |r: &Report| r.rounds.last().map_or(0, |x| x.time_ms);
+        let horizon = ended(&a).max(ended(&b)).max(config.observe_until_ms);
+        let until = SimConfig { observe_until_ms: horizon, ..*config };
+        if ended(&a) < horizon {
+            a = run_with_shadow(baseline, Some(candidate), scenario, &until)?;
+        }
+        if ended(&b) < horizon {
+            b = run_with_shadow(candidate, Some(baseline), scenario, &until)?;
+        }
         let mut same_inputs = SameInputs::default();
         let own = |r: &super::Round| (r.restoring_lag, r.restoring_lag_not_caught_up);
         let shadow = |r: &super::Round| (r.shadow_restoring_lag.unwrap_or(0), r.shadow_restoring_lag_not_caught_up.unwrap_or(0));
@@ -395,9 +409,10 @@ impl Comparison {
             self.rows.iter().filter(|r| r.candidate.restoring_lag > r.baseline.restoring_lag).collect();
         let fewer_reads = restores_more.iter().filter(|r| r.candidate.changelog_records_read < r.baseline.changelog_records_read).count();
         let fewer_copies = restores_more.iter().filter(|r| r.candidate.local_copy_ms < r.baseline.local_copy_ms).count();
+        let (fa, fb) = sum(&|s| s.final_spares as f64);
         let _ = writeln!(
             out,
-            "What the copies cost: B's runs read {} than A's ({rb:.0} → {rc:.0}) and keep {} beyond the actives ({cb:.0} → {cc:.0}). In the {} scenario(s) where B restores more, B reads fewer records in {fewer_reads} and keeps fewer copy-hours in {fewer_copies}.",
+            "What the copies cost, both runs counted up to the later one's last rebalance: B's runs read {} than A's ({rb:.0} → {rc:.0}) and keep {} beyond the actives ({cb:.0} → {cc:.0}). In the {} scenario(s) where B restores more, B reads fewer records in {fewer_reads} and keeps fewer copy-hours in {fewer_copies}. Once stable, A keeps {fa:.0} spare copies and B {fb:.0} in all, until the next rebalance.",
             change(rb, rc, "fewer", "more", "changelog records"),
             change(cb, cc, "fewer", "more", "copy-hours of state"),
             restores_more.len()

@@ -53,6 +53,12 @@ pub struct SimConfig {
     /// of a task counts as modified up to the moment the member last owned it. `0` or less: the
     /// state of unowned tasks is never deleted (not a Kafka setting).
     pub state_cleanup_delay_ms: i64,
+    /// Simulated time up to which the costs of the copies
+    /// ([`Report::changelog_records_read`], [`Report::local_copy_ms`]) are counted: a run that
+    /// is stable earlier goes on without rebalancing until then (caught-up standbys and spares
+    /// keep fetching, left-behind state waits for the cleaner), so that two runs that settle at
+    /// different times pay for the same stretch of time. `0`: until the last rebalance.
+    pub observe_until_ms: i64,
 }
 
 /// Kafka Streams' default `state.cleanup.delay.ms`.
@@ -65,6 +71,7 @@ impl Default for SimConfig {
             produce_records_per_sec: 100,
             max_rounds: 200,
             state_cleanup_delay_ms: STATE_CLEANUP_DELAY_MS,
+            observe_until_ms: 0,
         }
     }
 }
@@ -88,6 +95,9 @@ pub struct Round {
     pub stateful_tasks_moved: usize,
     /// Warm-up replicas assigned.
     pub warmups: usize,
+    /// Spare copies assigned (standbys beyond `num.standby.replicas` that the optimized assignor
+    /// keeps so that a crash restores less; they stay until the next rebalance).
+    pub spares: usize,
     /// Max − min active tasks per thread over the members.
     pub load_spread: f64,
     /// Max − min stateful active tasks per thread (stateful tasks carry the load that matters).
@@ -181,11 +191,13 @@ pub struct Report {
     pub expected_departure_restore: i64,
     /// What the copies cost the brokers: the changelog records fetched by copies that do not run
     /// as actives (restoring actives, warm-ups, standbys and spares; a caught-up standby keeps
-    /// fetching what is produced), over the whole run.
+    /// fetching what is produced), over the whole run and on to
+    /// [`SimConfig::observe_until_ms`].
     pub changelog_records_read: i64,
     /// What the copies cost the members' disks: task state the members up hold beyond their
     /// active tasks (standbys, warm-ups, spares, and state left behind until the
-    /// `state.cleanup.delay.ms` cleaner deletes it), in copies × ms over the whole run.
+    /// `state.cleanup.delay.ms` cleaner deletes it), in copies × ms over the whole run and on to
+    /// [`SimConfig::observe_until_ms`].
     pub local_copy_ms: i64,
 }
 
@@ -268,24 +280,29 @@ impl Member {
     /// The state-directory cleaner between `from` (exclusive) and `to` (inclusive): it runs at
     /// `started_ms + k · delay` (k ≥ 1) and deletes the state of every task not owned whose
     /// directory was last modified before the run's time minus `delay`. Ownership does not change
-    /// between rebalances, so the last run in the interval decides. Returns how many task
-    /// states it deleted, and when.
-    fn clean_state(&mut self, from: i64, to: i64, delay: i64) -> (i64, i64) {
+    /// between rebalances, so each such state goes at the first run after it expires. Returns
+    /// the copy-ms from those deletions to `to`, which the copies held over the interval
+    /// over-count.
+    fn clean_state(&mut self, from: i64, to: i64, delay: i64) -> i64 {
         if delay <= 0 || to <= self.started_ms {
-            return (0, to);
+            return 0;
         }
-        let last_run = self.started_ms + (to - self.started_ms) / delay * delay;
-        if last_run <= from.max(self.started_ms) {
-            return (0, to);
-        }
-        let expired: Vec<TaskId> =
-            self.unowned_since.iter().filter(|&(_, &since)| last_run - delay > since).map(|(t, _)| t.clone()).collect();
-        let deleted = expired.len() as i64;
-        for t in expired {
+        let started = self.started_ms;
+        // The first run strictly after `t`.
+        let run_after = |t: i64| started + ((t - started).max(0) / delay + 1) * delay;
+        let deleted: Vec<(TaskId, i64)> = self
+            .unowned_since
+            .iter()
+            .map(|(t, &since)| (t.clone(), run_after(from.max(since.saturating_add(delay)))))
+            .filter(|&(_, at)| at <= to)
+            .collect();
+        let mut over = 0i64;
+        for (t, at) in deleted {
             self.unowned_since.remove(&t);
             self.offsets.remove(&t);
+            over = over.saturating_add(to - at);
         }
-        (deleted, last_run)
+        over
     }
 }
 
@@ -389,8 +406,8 @@ impl<'a> World<'a> {
                 m.restoring.remove(&t);
             }
             // State the cleaner deleted was not held after its run.
-            let (deleted, at) = m.clean_state(from, to, self.config.state_cleanup_delay_ms);
-            self.local_copy_ms = self.local_copy_ms.saturating_sub(deleted.saturating_mul(to - at));
+            let over = m.clean_state(from, to, self.config.state_cleanup_delay_ms);
+            self.local_copy_ms = self.local_copy_ms.saturating_sub(over);
         }
     }
 
@@ -567,6 +584,7 @@ impl<'a> World<'a> {
             tasks_moved: 0,
             stateful_tasks_moved: 0,
             warmups: out.followup.watch_list.len(),
+            spares: out.clients.iter().map(|c| c.spare_tasks.len()).sum(),
             load_spread: 0.0,
             stateful_load_spread: 0.0,
             subtopology_spread: 0.0,
@@ -768,6 +786,9 @@ pub fn run_with_shadow(
         }
     }
     let converged = next_event >= events.len() && world.probe_at.is_none();
+    if config.observe_until_ms > world.now {
+        world.advance(config.observe_until_ms);
+    }
     let (lower_bound, bounded_tasks_moved) = bounded_stretches(&rounds);
     let last = rounds.last();
     Ok(Report {
@@ -950,7 +971,7 @@ mod tests {
         m.clean_state(0, 1_199_999, 600_000);
         assert!(m.offsets.contains_key(&a));
         // The run at 1200 s deletes it; nothing happens between runs.
-        assert_eq!(m.clean_state(1_199_999, 1_200_000, 600_000), (1, 1_200_000));
+        assert_eq!(m.clean_state(1_199_999, 1_200_000, 600_000), 0);
         assert!(!m.offsets.contains_key(&a) && m.offsets.contains_key(&b));
         // A restarted process starts a new schedule; a zero delay keeps everything.
         m.active.clear();
@@ -962,6 +983,22 @@ mod tests {
         assert!(m.offsets.contains_key(&b));
         m.clean_state(2_099_999, 2_100_000, 600_000);
         assert!(m.offsets.is_empty() && m.unowned_since.is_empty());
+    }
+
+    #[test]
+    fn over_a_long_interval_the_cleaner_deletes_at_its_first_run_after_expiry() {
+        // Released at 100 s, expired from 700 s: the run at 1200 s deletes it, though the
+        // interval runs on to 10 h; the copy was not held for the 10 h − 1200 s after.
+        let (a, b) = (TaskId::new(0, 0), TaskId::new(0, 1));
+        let mut m = Member::new(MemberSpec::new("S1", 1), 1, 0);
+        m.offsets.insert(a.clone(), 10);
+        m.release([a.clone()], 100_000);
+        assert_eq!(m.clean_state(0, 36_000_000, 600_000), 36_000_000 - 1_200_000);
+        assert!(m.offsets.is_empty());
+        // Released at 1250 s: the run at 1800 s is within the delay, the one at 2400 s is not.
+        m.offsets.insert(b.clone(), 10);
+        m.release([b.clone()], 1_250_000);
+        assert_eq!(m.clean_state(1_250_000, 3_000_000, 600_000), 3_000_000 - 2_400_000);
     }
 
     #[test]
