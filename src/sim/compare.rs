@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::{BUILTIN_SCENARIOS, Report, SimConfig, SimError, builtin, run_with_shadow};
+use super::{BUILTIN_SCENARIOS, Report, SimConfig, SimError, builtin, run_world};
 use crate::engine::TaskAssignor;
 
 /// The figures of one run that the comparison reports.
@@ -196,18 +196,12 @@ pub fn compare(
     let mut rows = Vec::with_capacity(scenarios.len());
     let mut first_reports = None;
     for scenario in scenarios {
-        let mut a = run_with_shadow(baseline, Some(candidate), scenario, config)?;
-        let mut b = run_with_shadow(candidate, Some(baseline), scenario, config)?;
-        // The copies cost both runs up to the same moment: the later of their last rebalances.
-        let ended = |r: &Report| r.rounds.last().map_or(0, |x| x.time_ms);
-        let horizon = ended(&a).max(ended(&b)).max(config.observe_until_ms);
-        let until = SimConfig { observe_until_ms: horizon, ..*config };
-        if ended(&a) < horizon {
-            a = run_with_shadow(baseline, Some(candidate), scenario, &until)?;
-        }
-        if ended(&b) < horizon {
-            b = run_with_shadow(candidate, Some(baseline), scenario, &until)?;
-        }
+        let (mut a, mut world_a) = run_world(baseline, Some(candidate), scenario, config)?;
+        let (mut b, mut world_b) = run_world(candidate, Some(baseline), scenario, config)?;
+        // The copies cost both runs up to the same moment: the later of their ends.
+        let horizon = world_a.now.max(world_b.now);
+        world_a.observe_until(horizon, &mut a);
+        world_b.observe_until(horizon, &mut b);
         let mut same_inputs = SameInputs::default();
         let own = |r: &super::Round| (r.restoring_lag, r.restoring_lag_not_caught_up);
         let shadow = |r: &super::Round| (r.shadow_restoring_lag.unwrap_or(0), r.shadow_restoring_lag_not_caught_up.unwrap_or(0));

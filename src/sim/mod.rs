@@ -365,6 +365,16 @@ impl<'a> World<'a> {
         }
     }
 
+    /// Lets a run that has ended go on without rebalancing up to `to` (if later), and updates
+    /// `report`'s copy costs to what they then are.
+    fn observe_until(&mut self, to: i64, report: &mut Report) {
+        if to > self.now {
+            self.advance(to);
+        }
+        report.changelog_records_read = self.changelog_records_read;
+        report.local_copy_ms = self.local_copy_ms;
+    }
+
     fn member(&mut self, id: ProcessId) -> Option<&mut Member> {
         self.members.iter_mut().find(|m| m.spec.process_id == id)
     }
@@ -731,6 +741,17 @@ pub fn run_with_shadow(
     scenario: &Scenario,
     config: &SimConfig,
 ) -> Result<Report, SimError> {
+    run_world(assignor, shadow, scenario, config).map(|(report, _)| report)
+}
+
+/// [`run_with_shadow`], and the world as the run left it, to observe further
+/// ([`World::observe_until`]).
+fn run_world<'a>(
+    assignor: &dyn TaskAssignor,
+    shadow: Option<&dyn TaskAssignor>,
+    scenario: &'a Scenario,
+    config: &SimConfig,
+) -> Result<(Report, World<'a>), SimError> {
     let mut world = World::new(scenario, config);
     for spec in &scenario.initial_members {
         world.apply(&EventKind::Join(spec.clone()))?;
@@ -786,12 +807,9 @@ pub fn run_with_shadow(
         }
     }
     let converged = next_event >= events.len() && world.probe_at.is_none();
-    if config.observe_until_ms > world.now {
-        world.advance(config.observe_until_ms);
-    }
     let (lower_bound, bounded_tasks_moved) = bounded_stretches(&rounds);
     let last = rounds.last();
-    Ok(Report {
+    let mut report = Report {
         scenario: scenario.name.clone(),
         assignor: assignor.name().to_owned(),
         converged,
@@ -810,7 +828,9 @@ pub fn run_with_shadow(
         changelog_records_read: world.changelog_records_read,
         local_copy_ms: world.local_copy_ms,
         rounds,
-    })
+    };
+    world.observe_until(config.observe_until_ms, &mut report);
+    Ok((report, world))
 }
 
 /// Sums the lower bound and the moves over the stretches (an event's rebalance up to the next
