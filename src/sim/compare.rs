@@ -5,7 +5,11 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::{BUILTIN_SCENARIOS, Report, SimConfig, SimError, builtin, run_world};
+use super::config::SimConfig;
+use super::report::{Report, Round, SimError};
+use super::run::run_world;
+use super::scenario::{BUILTIN_SCENARIOS, Scenario, builtin};
+use super::table::format_ms;
 use crate::engine::TaskAssignor;
 
 /// The figures of one run that the comparison reports.
@@ -31,7 +35,7 @@ pub struct Summary {
     pub final_spread: f64,
     /// Final max − min stateful active tasks per thread.
     pub final_stateful_spread: f64,
-    /// Final sub-topology spread ([`Round::subtopology_spread`](super::Round::subtopology_spread)).
+    /// Final sub-topology spread ([`Round::subtopology_spread`]).
     pub final_subtopology_spread: f64,
     /// The movement lower bound where it applies ([`Report::lower_bound`]).
     pub lower_bound: Option<usize>,
@@ -44,7 +48,7 @@ pub struct Summary {
     pub changelog_records_read: i64,
     /// State held beyond the actives, copies × ms ([`Report::local_copy_ms`]).
     pub local_copy_ms: i64,
-    /// Spare copies the last assignment keeps ([`Round::spares`](super::Round::spares)): held on
+    /// Spare copies the last assignment keeps ([`Round::spares`]): held on
     /// after the run, until the next rebalance.
     pub final_spares: usize,
 }
@@ -165,8 +169,8 @@ pub struct Comparison {
 
 /// The suite: every built-in scenario but `random-churn`, then `random-churn` with seeds
 /// `1..=seeds`.
-pub fn suite_scenarios(seeds: u64) -> Vec<super::Scenario> {
-    let mut out: Vec<super::Scenario> =
+pub fn suite_scenarios(seeds: u64) -> Vec<Scenario> {
+    let mut out: Vec<Scenario> =
         BUILTIN_SCENARIOS.iter().filter(|(n, _)| *n != "random-churn").filter_map(|(n, _)| builtin(n, 0)).collect();
     out.extend(churn_scenarios(1..=seeds));
     out
@@ -179,7 +183,7 @@ pub fn suite_scenarios(seeds: u64) -> Vec<super::Scenario> {
 /// let names: Vec<&str> = held_out.iter().map(|s| s.name.as_str()).collect();
 /// assert_eq!(names, ["random-churn-101", "random-churn-102", "random-churn-103"]);
 /// ```
-pub fn churn_scenarios(seeds: std::ops::RangeInclusive<u64>) -> Vec<super::Scenario> {
+pub fn churn_scenarios(seeds: std::ops::RangeInclusive<u64>) -> Vec<Scenario> {
     seeds.filter_map(|seed| builtin("random-churn", seed)).collect()
 }
 
@@ -190,7 +194,7 @@ pub fn churn_scenarios(seeds: std::ops::RangeInclusive<u64>) -> Vec<super::Scena
 pub fn compare(
     baseline: &dyn TaskAssignor,
     candidate: &dyn TaskAssignor,
-    scenarios: &[super::Scenario],
+    scenarios: &[Scenario],
     config: &SimConfig,
 ) -> Result<Comparison, SimError> {
     let mut rows = Vec::with_capacity(scenarios.len());
@@ -203,8 +207,8 @@ pub fn compare(
         world_a.observe_until(horizon, &mut a);
         world_b.observe_until(horizon, &mut b);
         let mut same_inputs = SameInputs::default();
-        let own = |r: &super::Round| (r.restoring_lag, r.restoring_lag_not_caught_up);
-        let shadow = |r: &super::Round| (r.shadow_restoring_lag.unwrap_or(0), r.shadow_restoring_lag_not_caught_up.unwrap_or(0));
+        let own = |r: &Round| (r.restoring_lag, r.restoring_lag_not_caught_up);
+        let shadow = |r: &Round| (r.shadow_restoring_lag.unwrap_or(0), r.shadow_restoring_lag_not_caught_up.unwrap_or(0));
         for r in &a.rounds {
             same_inputs.add(own(r), shadow(r));
         }
@@ -284,8 +288,8 @@ impl Comparison {
             detail: format!(
                 "probing {pb:.0} → {pc:.0} ({:.1}% fewer); time {} → {} ({:.1}% less)",
                 percent_less(pb, pc),
-                super::format_ms(tb as i64),
-                super::format_ms(tc as i64),
+                format_ms(tb as i64),
+                format_ms(tc as i64),
                 percent_less(tb, tc)
             ),
         });
@@ -344,7 +348,7 @@ impl Comparison {
         let line = |out: &mut String, name: &str, a: &Summary, b: &Summary| {
             let bound = b.lower_bound.map_or("n/a".to_owned(), |lb| format!("{lb} ({})", b.bounded_tasks_moved));
             let conv = |s: &Summary| {
-                let t = super::format_ms(s.time_to_converge_ms);
+                let t = format_ms(s.time_to_converge_ms);
                 if s.converged { t } else { format!("{t} (not converged)") }
             };
             let _ = writeln!(
@@ -385,8 +389,8 @@ impl Comparison {
             out,
             "| **total ({} scenarios)** | {mb:.0} | {mc:.0} | {bound} ({bounded}) | {wb:.0} | {wc:.0} | {pb:.0} | {pc:.0} | {} | {} | {lb:.0} | {lc:.0} | sub-topology {sb:.2} | sub-topology {sc:.2} |",
             self.rows.len(),
-            super::format_ms(tb as i64),
-            super::format_ms(tc as i64)
+            format_ms(tb as i64),
+            format_ms(tc as i64)
         );
         let change = |base: f64, cand: f64, fewer: &str, more: &str, what: &str| {
             let p = percent_less(base, cand);

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::Report;
+use super::report::{Report, Round};
 
 const W: f64 = 760.0;
 const PANEL_H: f64 = 190.0;
@@ -16,7 +16,7 @@ fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
-fn panel(out: &mut String, reports: &[&Report], y0: f64, title: &str, value: &dyn Fn(&super::Round) -> f64) {
+fn panel(out: &mut String, reports: &[&Report], y0: f64, title: &str, value: &dyn Fn(&Round) -> f64) {
     let rounds = reports.iter().map(|r| r.rounds.len()).max().unwrap_or(0).max(1);
     let max = reports.iter().flat_map(|r| r.rounds.iter().map(value)).fold(0.0_f64, f64::max).max(1e-9);
     let x = |i: usize| LEFT + (W - LEFT - RIGHT) * (i as f64) / (rounds.max(2) - 1) as f64;
