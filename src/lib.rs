@@ -25,6 +25,7 @@
 pub mod engine;
 pub mod flow;
 pub mod group;
+mod jdk;
 pub mod leader;
 pub mod sim;
 pub mod wire;

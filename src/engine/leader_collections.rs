@@ -26,7 +26,8 @@
 
 use std::collections::BTreeMap;
 
-use super::java_hash::{JavaHashMap, JavaHashSet, Subtopology};
+use crate::jdk::hash::Subtopology;
+use crate::jdk::hash_map::{JavaHashMap, JavaHashSet};
 use super::model::{Client, Model, Task};
 use crate::wire::{ProcessId, TaskId};
 

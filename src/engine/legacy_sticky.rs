@@ -5,10 +5,10 @@ use std::collections::{HashMap, HashSet};
 
 use super::assignor::{AssignError, TaskAssignor};
 use super::input::AssignmentInput;
-use super::java_hash::{JavaHashMap, JavaHashSet};
+use crate::jdk::hash_map::{JavaHashMap, JavaHashSet};
 use super::leader_collections::LeaderCollections;
 use super::model::{Client, Model, Placement, Task};
-use super::order::cmp_task_ids;
+use crate::jdk::cmp::cmp_task_ids;
 use super::output::Assignment;
 use super::rack_aware::{self, RackAwareOptimizer};
 use crate::wire::{LATEST_OFFSET, ProcessId, TaskId};
@@ -40,7 +40,7 @@ pub(crate) const DEFAULT_NON_OVERLAP_COST: i32 = 10;
 /// otherwise a client replaces the best so far only with a strictly lower `assignedTaskLoad` (or
 /// equal load and more threads), and in a first pass only if the task would form a pair not yet
 /// co-located in this run. Iteration orders are replayed exactly (see `leader_collections.rs` and
-/// `java_hash.rs`).
+/// `jdk/hash_map.rs`).
 ///
 /// # Complexity
 /// O(T · (N + T/N · N)) = O(T² + T · N) time for T tasks and N clients (each least-loaded scan

@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 
-use super::java_queue::JavaPriorityQueue;
+use crate::jdk::priority_queue::JavaPriorityQueue;
 use super::lags::LagIndex;
 use super::model::{Client, Model, Placement, Task};
 use super::priority_set::JavaPrioritySet;

@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 
 use super::java_order::{TaskQueue, hash_set_order, task_hash};
 use super::tasks::Tasks;
-use crate::engine::cmp_task_ids;
+use crate::jdk::cmp::cmp_task_ids;
 use crate::wire::{NextRebalance, TaskId, TopicPartition};
 
 /// One client's tasks and history, as the leader holds them once the task assignor has run.
