@@ -21,7 +21,8 @@ use kstreams_assignor::engine::scenario::{self, Rng};
 use kstreams_assignor::engine::{
     Assignment, AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput, assign, effective_assignor,
 };
-use kstreams_assignor::wire::{LATEST_OFFSET, ProcessId, TaskId, TaskLag, UNKNOWN_OFFSET_SUM};
+use kstreams_assignor::engine::TaskLag;
+use kstreams_assignor::wire::{LATEST_OFFSET, ProcessId, TaskId, UNKNOWN_OFFSET_SUM};
 use engine_common::after_catching_up;
 use proptest::prelude::*;
 

@@ -7,7 +7,7 @@
 //! process id, which a merge produces on demand.
 
 use super::model::{Client, Model, Task};
-use crate::wire::TaskLag;
+use super::task_lag::TaskLag;
 
 /// Lags per stateful task.
 #[derive(Debug)]

@@ -50,31 +50,29 @@
 //! ```
 
 mod assignor;
-mod balance;
 mod config;
-mod fallback_prior;
-mod high_availability;
+mod costs;
 mod input;
+mod kafka;
 mod lags;
-mod leader_collections;
-mod legacy_sticky;
 mod model;
 mod optimized;
 mod output;
-mod priority_set;
 mod rack_aware;
+mod registry;
 pub mod scenario;
 mod spread;
-mod standby;
-mod task_movement;
+mod task_lag;
 
-pub use assignor::{AssignError, AssignorKind, TaskAssignor, UnknownAssignor, assign, effective_assignor};
-pub use config::{AssignmentConfigs, ConfigError, MAX_RACK_AWARE_ASSIGNMENT_TAGS, RackAwareStrategy};
-pub use fallback_prior::FallbackPriorTaskAssignor;
-pub use high_availability::HighAvailabilityTaskAssignor;
-pub use input::{AssignmentInput, ClientInput, InputError, PreviousRebalance, TaskPartitions};
-pub use legacy_sticky::LegacyStickyTaskAssignor;
-pub use optimized::{FIRST_PROBE_MS, MIN_PROBE_MS, OptimizedTaskAssignor};
 pub use crate::jdk::cmp::{cmp_process_ids, cmp_task_ids};
+pub use assignor::{AssignError, TaskAssignor};
+pub use config::{AssignmentConfigs, ConfigError, MAX_RACK_AWARE_ASSIGNMENT_TAGS, RackAwareStrategy};
+pub use input::{AssignmentInput, ClientInput, InputError, PreviousRebalance, TaskPartitions};
+pub use kafka::fallback_prior::FallbackPriorTaskAssignor;
+pub use kafka::high_availability::HighAvailabilityTaskAssignor;
+pub use kafka::legacy_sticky::LegacyStickyTaskAssignor;
+pub use optimized::{FIRST_PROBE_MS, MIN_PROBE_MS, OptimizedTaskAssignor};
 pub use output::{Assignment, ClientAssignment, Followup, Warmup};
 pub use rack_aware::{RackAwareError, RackAwareOutcome, RackAwareStep, TaskPlacement, optimize_rack_aware};
+pub use registry::{AssignorKind, UnknownAssignor, assign, effective_assignor};
+pub use task_lag::TaskLag;

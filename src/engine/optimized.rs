@@ -7,16 +7,17 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 use super::assignor::{AssignError, TaskAssignor};
-use super::high_availability::{DEFAULT_NON_OVERLAP_COST, DEFAULT_TRAFFIC_COST, STATELESS_COSTS};
+use super::costs::{HIGH_AVAILABILITY_NON_OVERLAP_COST, HIGH_AVAILABILITY_TRAFFIC_COST, STATELESS_COSTS};
 use super::input::AssignmentInput;
 use super::lags::LagIndex;
 use super::model::{Client, Model, Placement, Task};
 use super::output::Assignment;
 use super::rack_aware::{self, RackAwareOptimizer};
 use super::spread::{Mix, rebalance_mix};
-use super::standby;
+use super::kafka::standby;
 use crate::flow::{self, CostMatrix, Graph};
-use crate::wire::{LATEST_OFFSET, TaskLag};
+use super::task_lag::TaskLag;
+use crate::wire::LATEST_OFFSET;
 
 /// The probing deadline when no restore rate has been observed yet: a first look, after which
 /// the rates are known (capped by `probing.rebalance.interval.ms`).
@@ -189,8 +190,8 @@ impl TaskAssignor for OptimizedTaskAssignor {
         // Rack awareness (KIP-925), where Kafka's assignor would apply it: the target's tasks
         // re-placed for less cross-rack traffic, each client keeping its number of them.
         let mut rack = rack_aware::for_model(&model);
-        let traffic = configs.rack_aware_assignment_traffic_cost.unwrap_or(DEFAULT_TRAFFIC_COST);
-        let non_overlap = configs.rack_aware_assignment_non_overlap_cost.unwrap_or(DEFAULT_NON_OVERLAP_COST);
+        let traffic = configs.rack_aware_assignment_traffic_cost.unwrap_or(HIGH_AVAILABILITY_TRAFFIC_COST);
+        let non_overlap = configs.rack_aware_assignment_non_overlap_cost.unwrap_or(HIGH_AVAILABILITY_NON_OVERLAP_COST);
         if rack.can_enable() {
             target = rack_target(&model, &mut *rack, &target, traffic, non_overlap);
         }

@@ -34,6 +34,7 @@
 //! `balance_subtopology` network cannot carry every task (Kafka throws), the placement is kept.
 
 use super::config::RackAwareStrategy;
+use super::costs::{HIGH_AVAILABILITY_NON_OVERLAP_COST, HIGH_AVAILABILITY_TRAFFIC_COST};
 use super::input::{AssignmentInput, InputError};
 use super::model::{Client, Model, Placement, Task};
 use crate::flow::{CostMatrix, Graph, reassign};
@@ -183,15 +184,15 @@ pub fn optimize_rack_aware(
         }
     }
     let configs = &input.configs;
-    let traffic = configs.rack_aware_assignment_traffic_cost.unwrap_or(super::high_availability::DEFAULT_TRAFFIC_COST);
+    let traffic = configs.rack_aware_assignment_traffic_cost.unwrap_or(HIGH_AVAILABILITY_TRAFFIC_COST);
     let non_overlap =
-        configs.rack_aware_assignment_non_overlap_cost.unwrap_or(super::high_availability::DEFAULT_NON_OVERLAP_COST);
+        configs.rack_aware_assignment_non_overlap_cost.unwrap_or(HIGH_AVAILABILITY_NON_OVERLAP_COST);
     let mut active: Vec<Task> = (0..model.tasks.len() as Task).filter(|&t| was[t as usize] != usize::MAX).collect();
     active.sort_unstable();
     if step == RackAwareStep::ActiveTasks {
         racks.optimize_active_tasks(&model, &active, &mut p, traffic, non_overlap);
     } else {
-        let standbys = super::standby::for_configs(configs);
+        let standbys = super::kafka::standby::for_configs(configs);
         let allowed = |p: &Placement, s, d, t| standbys.is_allowed_standby_swap(&model, p, s, d, t);
         racks.optimize_standby_tasks(&model, &mut p, traffic, non_overlap, &allowed);
     }

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::assignor::AssignorKind;
+use super::registry::AssignorKind;
 use super::config::{AssignmentConfigs, RackAwareStrategy};
 use super::input::{AssignmentInput, ClientInput};
 use crate::wire::{LATEST_OFFSET, ProcessId, TaskId, UNKNOWN_OFFSET_SUM};

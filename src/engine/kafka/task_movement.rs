@@ -4,8 +4,8 @@
 use std::cmp::Ordering;
 
 use crate::jdk::priority_queue::JavaPriorityQueue;
-use super::lags::LagIndex;
-use super::model::{Client, Model, Placement, Task};
+use crate::engine::lags::LagIndex;
+use crate::engine::model::{Client, Model, Placement, Task};
 use super::priority_set::JavaPrioritySet;
 
 /// A scheduled movement: task `task` is on `destination`, which is not caught up on it.

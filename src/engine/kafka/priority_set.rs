@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use crate::jdk::hash::{JavaHashCode, spread};
 use crate::jdk::hash_map::JavaHashSet;
-use super::model::Client;
+use crate::engine::model::Client;
 use crate::jdk::cmp::{cmp_loads, cmp_process_ids};
 use crate::wire::ProcessId;
 

@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 
 use crate::jdk::hash::Subtopology;
 use crate::jdk::hash_map::{JavaHashMap, JavaHashSet};
-use super::model::{Client, Model, Task};
+use crate::engine::model::{Client, Model, Task};
 use crate::wire::{ProcessId, TaskId};
 
 /// `Subtopology.compareTo` as a key: id, then the name as UTF-16 (`None` first).

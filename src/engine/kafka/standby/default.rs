@@ -2,7 +2,7 @@
 
 use super::StandbyTaskAssignor;
 use crate::engine::model::{Model, Placement};
-use crate::engine::priority_set::PrioritySet;
+use crate::engine::kafka::priority_set::PrioritySet;
 
 /// Gives each standby to the least loaded client that holds no copy of the task.
 ///
