@@ -11,7 +11,8 @@ use super::leader_collections::LeaderCollections;
 use crate::engine::model::{Client, Model, Placement, Task};
 use crate::jdk::cmp::cmp_task_ids;
 use crate::engine::output::Assignment;
-use crate::engine::rack_aware::{self, RackAwareOptimizer};
+use crate::engine::rack_aware::optimizer::RackAwareOptimizer;
+use crate::engine::rack_aware;
 use crate::wire::{LATEST_OFFSET, ProcessId, TaskId};
 
 /// The legacy sticky assignor: previous owners keep their tasks up to a per-thread quota, the rest
