@@ -61,7 +61,6 @@ mod output;
 mod rack_aware;
 mod registry;
 pub mod scenario;
-mod spread;
 mod task_lag;
 
 pub use crate::jdk::cmp::{cmp_process_ids, cmp_task_ids};
