@@ -27,6 +27,7 @@ pub mod flow;
 pub mod group;
 mod jdk;
 pub mod leader;
+pub mod rng;
 pub mod sim;
 pub mod wire;
 

@@ -4,6 +4,7 @@ use super::holders::*;
 use super::quotas::*;
 use super::standbys::*;
 use super::*;
+use crate::engine::testdata;
 use crate::wire::LATEST_OFFSET;
 
 /// What a standby placement costs in the standby network: 0 for a caught-up copy kept, 1 for
@@ -31,7 +32,7 @@ fn the_best_caught_up_client_is_the_one_a_scan_of_every_client_finds() {
     // Which kind of client won: the previous owner, a reporter, one that did not report.
     let mut won = [0usize; 3];
     for index in 0..300u64 {
-        let s = crate::engine::scenario::random(3, index);
+        let s = testdata::random(3, index);
         let Ok(model) = Model::new(&s.input) else { continue };
         let (lags, owners, n) = (LagIndex::new(&model), previous_owners(&model), model.num_clients());
         for &t in &model.stateful_tasks {
@@ -54,7 +55,7 @@ fn the_best_caught_up_client_is_the_one_a_scan_of_every_client_finds() {
 fn standbys_through_the_shared_node_cost_what_the_full_network_does() {
     let (mut compared, mut dealt) = (0, 0);
     for index in 0..400u64 {
-        let s = crate::engine::scenario::random(3, index);
+        let s = testdata::random(3, index);
         let Ok(model) = Model::new(&s.input) else { continue };
         let n = model.num_clients();
         if n < 2 || model.stateful_tasks.is_empty() {

@@ -31,9 +31,9 @@ fn iteration_follows_buckets_then_insertion() {
 /// One random sequence of operations for the differential test against `java.util.HashSet`:
 /// keys crowd into few buckets (`31·s + p` constant gives equal hashes) so that buckets turn
 /// into trees, split, shrink and lose their roots.
-fn random_ops(rng: &mut crate::engine::scenario::Rng) -> serde_json::Value {
+fn random_ops(rng: &mut crate::rng::Rng) -> serde_json::Value {
     let crowded = rng.range(1, 6);
-    let key = |rng: &mut crate::engine::scenario::Rng| {
+    let key = |rng: &mut crate::rng::Rng| {
         if rng.chance(0.7) {
             let v = 31 * 12 + rng.range(0, crowded - 1) * 64;
             let s = rng.range(0, 11);
@@ -126,7 +126,7 @@ fn java_differential_generate() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut ops = std::fs::File::create(dir.join("hashmap-ops.jsonl")).unwrap();
     let mut rust = std::fs::File::create(dir.join("hashmap-rust.jsonl")).unwrap();
-    let mut rng = crate::engine::scenario::Rng::new(42);
+    let mut rng = crate::rng::Rng::new(42);
     let mut with_trees = 0;
     for id in 0..count {
         let mut seq = random_ops(&mut rng);
