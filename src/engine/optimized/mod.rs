@@ -74,7 +74,7 @@ pub const MIN_PROBE_MS: i64 = 1_000;
 ///    capacity-proportional share; the same tolerance applies to the stateless and standby
 ///    quotas;
 /// 2. **target**: a min-cost assignment of the stateful tasks to clients with exactly those
-///    quotas ([`flow::assign`]). Costs, in order of weight: a task off its caught-up owner (a
+///    quotas ([`flow::assign`](crate::flow::assign)). Costs, in order of weight: a task off its caught-up owner (a
 ///    movement); on a client that is not caught up (a warm-up); the estimated restore time
 ///    there (the lag over the client's observed restore rate); not on its round-robin client.
 ///    Only the balance forces tasks off their owners, so a membership change moves only what
@@ -120,7 +120,7 @@ pub const MIN_PROBE_MS: i64 = 1_000;
 ///
 /// # Complexity
 /// For T stateful tasks, N clients and S standbys per task: O(T·N) to deal the quotas and build
-/// the costs; the target's assignment flow O(T·N²) at worst ([`flow::assign`]); the standby flow
+/// the costs; the target's assignment flow O(T·N²) at worst ([`flow::assign`](crate::flow::assign)); the standby flow
 /// successive shortest paths for T·S units over T·(1 + copies) + N edges, and its deal
 /// O(T·S·(S + log N)) plus O(T·N·S) per trade (T·N edges where no deal exists and it falls back
 /// to the full network); the spares O(T·N + W·T) for a budget of W; the sub-topology
