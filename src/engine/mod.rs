@@ -73,9 +73,9 @@ mod task_lag;
 #[cfg(any(test, feature = "testdata"))]
 pub mod testdata;
 
-pub use crate::jdk::cmp::{cmp_process_ids, cmp_task_ids};
 pub use assignor::{AssignError, TaskAssignor};
 pub use config::{AssignmentConfigs, ConfigError, MAX_RACK_AWARE_ASSIGNMENT_TAGS, RackAwareStrategy};
+pub use crate::jdk::cmp::{cmp_process_ids, cmp_task_ids};
 pub use input::{AssignmentInput, ClientInput, InputError, PreviousRebalance, TaskPartitions};
 pub use kafka::fallback_prior::FallbackPriorTaskAssignor;
 pub use kafka::high_availability::HighAvailabilityTaskAssignor;

@@ -12,11 +12,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::registry::AssignorKind;
 use super::config::{AssignmentConfigs, RackAwareStrategy};
 use super::input::{AssignmentInput, ClientInput};
-pub use crate::rng::Rng;
+use super::registry::AssignorKind;
 use crate::wire::{LATEST_OFFSET, ProcessId, TaskId, UNKNOWN_OFFSET_SUM};
+pub use crate::rng::Rng;
 
 /// Bumped whenever the same seed starts giving different scenarios.
 pub const GENERATOR_VERSION: u32 = 2;

@@ -10,8 +10,8 @@
 //! is what lets [`Graph::min_cost_circulation`] start from any flow the caller supplies.
 
 use super::edge::{Edge, EdgeId};
-use super::residual::Residual;
 use super::{FlowError, MAX_COST};
+use super::residual::Residual;
 
 
 /// What a solve achieved.

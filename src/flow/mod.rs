@@ -44,10 +44,10 @@ mod error;
 mod graph;
 mod residual;
 
-pub use matching::{CostMatrix, MAX_TASKS, Matching, assign, reassign};
-pub use error::FlowError;
 pub use edge::{Edge, EdgeId};
+pub use error::FlowError;
 pub use graph::{Graph, Solution};
+pub use matching::{CostMatrix, MAX_TASKS, Matching, assign, reassign};
 
 /// Largest cost magnitude accepted per unit of flow: 2⁴⁰. Keeping costs this small keeps every
 /// path length and potential the solvers compute well inside `i64`.

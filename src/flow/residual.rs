@@ -4,8 +4,8 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use super::FlowError;
 use super::edge::Edge;
+use super::FlowError;
 
 /// Bound kept on distances and potentials, so that sums of two of them and a cost never overflow.
 const LIMIT: i64 = 1 << 61;

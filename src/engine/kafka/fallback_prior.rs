@@ -1,9 +1,9 @@
 //! What Kafka Streams runs when the changelog end offsets could not be fetched:
 //! `FallbackPriorTaskAssignor`.
 
+use super::legacy_sticky;
 use crate::engine::assignor::{AssignError, TaskAssignor};
 use crate::engine::input::AssignmentInput;
-use super::legacy_sticky;
 use crate::engine::model::Model;
 use crate::engine::output::Assignment;
 

@@ -1,16 +1,16 @@
 //! Kafka Streams' default assignor: `HighAvailabilityTaskAssignor` (KIP-441).
 
+use super::balance::{TaskKind, balance_tasks_over_threads};
+use super::priority_set::PrioritySet;
+use super::standby;
+use super::task_movement::{self, Warmups};
 use crate::engine::assignor::{AssignError, TaskAssignor};
 use crate::engine::costs::{HIGH_AVAILABILITY_NON_OVERLAP_COST, HIGH_AVAILABILITY_TRAFFIC_COST, STATELESS_COSTS};
-use super::balance::{TaskKind, balance_tasks_over_threads};
 use crate::engine::input::AssignmentInput;
 use crate::engine::lags::LagIndex;
 use crate::engine::model::{Model, Placement};
 use crate::engine::output::Assignment;
-use super::priority_set::PrioritySet;
 use crate::engine::rack_aware;
-use super::standby;
-use super::task_movement::{self, Warmups};
 
 /// The high-availability assignor: a balanced target computed without history, reached through
 /// caught-up clients and warm-up replicas.

@@ -26,9 +26,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::engine::model::{Client, Model, Task};
 use crate::jdk::hash::Subtopology;
 use crate::jdk::hash_map::{JavaHashMap, JavaHashSet};
-use crate::engine::model::{Client, Model, Task};
 use crate::wire::{ProcessId, TaskId};
 
 /// `Subtopology.compareTo` as a key: id, then the name as UTF-16 (`None` first).

@@ -3,16 +3,16 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::leader_collections::LeaderCollections;
 use crate::engine::assignor::{AssignError, TaskAssignor};
 use crate::engine::costs::{LEGACY_STICKY_NON_OVERLAP_COST, LEGACY_STICKY_TRAFFIC_COST};
 use crate::engine::input::AssignmentInput;
-use crate::jdk::hash_map::{JavaHashMap, JavaHashSet};
-use super::leader_collections::LeaderCollections;
 use crate::engine::model::{Client, Model, Placement, Task};
-use crate::jdk::cmp::cmp_task_ids;
 use crate::engine::output::Assignment;
 use crate::engine::rack_aware::optimizer::RackAwareOptimizer;
 use crate::engine::rack_aware;
+use crate::jdk::cmp::cmp_task_ids;
+use crate::jdk::hash_map::{JavaHashMap, JavaHashSet};
 use crate::wire::{LATEST_OFFSET, ProcessId, TaskId};
 
 /// The legacy sticky assignor: previous owners keep their tasks up to a per-thread quota, the rest

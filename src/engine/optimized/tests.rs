@@ -1,9 +1,9 @@
 use std::cmp::Ordering;
 
+use super::*;
 use super::holders::*;
 use super::quotas::*;
 use super::standbys::*;
-use super::*;
 use crate::engine::testdata;
 use crate::wire::LATEST_OFFSET;
 

@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::StandbyTaskAssignor;
-use crate::jdk::hash_map::JavaHashMap;
-use crate::engine::model::{Client, Model, Placement, Task};
 use crate::engine::kafka::priority_set::PrioritySet;
+use crate::engine::model::{Client, Model, Placement, Task};
+use crate::jdk::hash_map::JavaHashMap;
 use crate::wire::TaskId;
 
 /// Places standbys on clients whose tags differ from the other copies' tags.
