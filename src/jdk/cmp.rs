@@ -8,7 +8,6 @@
 
 use std::cmp::Ordering;
 
-use super::hash::Subtopology;
 use crate::wire::{HostInfo, ProcessId, TaskId, TopicPartition};
 
 /// Java's `UUID.compareTo` on two process ids: signed high 64 bits, then signed low 64 bits.
@@ -83,18 +82,6 @@ impl JavaComparable for TaskId {
 impl JavaComparable for ProcessId {
     fn java_cmp(&self, other: &Self) -> Ordering {
         cmp_process_ids(self, other)
-    }
-}
-
-impl JavaComparable for Subtopology {
-    /// `Subtopology.compareTo`: id, then topology name (null first).
-    fn java_cmp(&self, other: &Self) -> Ordering {
-        self.id.cmp(&other.id).then_with(|| match (&self.topology, &other.topology) {
-            (None, None) => Ordering::Equal,
-            (None, Some(_)) => Ordering::Less,
-            (Some(_), None) => Ordering::Greater,
-            (Some(a), Some(b)) => cmp_java_strings(a, b),
-        })
     }
 }
 

@@ -61,20 +61,6 @@ impl JavaHashCode for HostInfo {
     }
 }
 
-/// `TopologyMetadata.Subtopology`: a sub-topology id and an optional topology name.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct Subtopology {
-    pub(crate) id: i32,
-    pub(crate) topology: Option<std::sync::Arc<str>>,
-}
-
-impl JavaHashCode for Subtopology {
-    /// `Objects.hash(nodeGroupId, namedTopology)`.
-    fn java_hash_code(&self) -> i32 {
-        objects_hash(&[self.id, self.topology.as_deref().map_or(0, string_hash)])
-    }
-}
-
 impl<T: JavaHashCode + ?Sized> JavaHashCode for &T {
     fn java_hash_code(&self) -> i32 {
         (**self).java_hash_code()
