@@ -1,9 +1,9 @@
 //! Criterion benchmarks of the task assignors on steady-state groups (a fifth of the clients are
 //! new, so movements and warm-ups are planned). `compat/java/parity.sh --bench` times Kafka's
-//! Java assignor on the same inputs (`engine::scenario::steady_state`, same seeds).
+//! Java assignor on the same inputs (`engine::testdata::steady_state`, same seeds).
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use kstreams_assignor::engine::{AssignmentInput, AssignorKind, ClientInput, assign, scenario};
+use kstreams_assignor::engine::{AssignmentInput, AssignorKind, ClientInput, assign, testdata};
 use kstreams_assignor::wire::{LATEST_OFFSET, ProcessId, TaskId};
 
 /// The benchmarked shapes: (clients, threads per client, stateful tasks, standbys). Keep in
@@ -14,7 +14,7 @@ fn high_availability(c: &mut Criterion) {
     let mut group = c.benchmark_group("engine");
     group.sample_size(10);
     for (clients, threads, tasks, standbys) in SHAPES {
-        let s = scenario::steady_state(1, clients, threads, tasks, standbys);
+        let s = testdata::steady_state(1, clients, threads, tasks, standbys);
         group.bench_function(format!("ha/{clients}x{threads}/{tasks}-tasks/{standbys}-standby"), |b| {
             b.iter(|| assign(AssignorKind::HighAvailability, std::hint::black_box(&s.input)).unwrap())
         });
@@ -27,7 +27,7 @@ fn optimized(c: &mut Criterion) {
     let mut group = c.benchmark_group("engine");
     group.sample_size(10);
     for (clients, threads, tasks, standbys) in SHAPES {
-        let s = scenario::steady_state(1, clients, threads, tasks, standbys);
+        let s = testdata::steady_state(1, clients, threads, tasks, standbys);
         group.bench_function(format!("optimized/{clients}x{threads}/{tasks}-tasks/{standbys}-standby"), |b| {
             b.iter(|| assign(AssignorKind::Optimized, std::hint::black_box(&s.input)).unwrap())
         });

@@ -16,7 +16,7 @@
 
 use std::hint::black_box;
 
-use kstreams_assignor::engine::scenario::Rng;
+use kstreams_assignor::rng::Rng;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use kstreams_assignor::flow::{self, CostMatrix, Graph};

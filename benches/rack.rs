@@ -20,7 +20,7 @@
 
 use std::hint::black_box;
 
-use kstreams_assignor::engine::scenario::Rng;
+use kstreams_assignor::rng::Rng;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kstreams_assignor::engine::{

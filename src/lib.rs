@@ -25,7 +25,9 @@
 pub mod engine;
 pub mod flow;
 pub mod group;
+mod jdk;
 pub mod leader;
+pub mod rng;
 pub mod sim;
 pub mod wire;
 

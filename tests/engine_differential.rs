@@ -2,7 +2,7 @@
 //! `compat/java/parity.sh`; both tests are ignored in a plain `cargo test`.
 //!
 //! * `generate`: writes `$PARITY_DIR/scenarios.jsonl` (`$PARITY_SCENARIOS` scenarios of seed
-//!   `$PARITY_SEED`, see `engine::scenario::random`) and the engine's answers to
+//!   `$PARITY_SEED`, see `engine::testdata::random`) and the engine's answers to
 //!   `$PARITY_DIR/rust.jsonl`.
 //! * `compare`: reads those and `$PARITY_DIR/java.jsonl`, prints equal/different counts per
 //!   assignor, writes every differing scenario to `$PARITY_DIR/diffs/<id>.json`, optionally
@@ -14,7 +14,7 @@ use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
-use kstreams_assignor::engine::scenario::{self, Scenario};
+use kstreams_assignor::engine::testdata::{self, Scenario};
 use kstreams_assignor::engine::{Assignment, assign, effective_assignor};
 use serde_json::{Value, json};
 
@@ -50,7 +50,7 @@ fn generate() {
     let mut answers = fs::File::create(dir.join("rust.jsonl")).unwrap();
     let start = std::time::Instant::now();
     for index in 0..count {
-        let s = scenario::random(seed, index);
+        let s = testdata::random(seed, index);
         writeln!(scenarios, "{}", serde_json::to_string(&s).unwrap()).unwrap();
         writeln!(answers, "{}", rust_line(&s)).unwrap();
     }
@@ -161,7 +161,7 @@ fn bench_inputs() {
     fs::create_dir_all(&dir).unwrap();
     let mut out = fs::File::create(dir.join("bench.jsonl")).unwrap();
     for (clients, threads, tasks, standbys) in BENCH_SHAPES {
-        let s = scenario::steady_state(1, clients, threads, tasks, standbys);
+        let s = testdata::steady_state(1, clients, threads, tasks, standbys);
         writeln!(out, "{}", serde_json::to_string(&s).unwrap()).unwrap();
         let runs = 5;
         let start = std::time::Instant::now();

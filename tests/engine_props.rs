@@ -17,11 +17,13 @@ mod engine_common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use kstreams_assignor::engine::scenario::{self, Rng};
+use kstreams_assignor::engine::testdata;
+use kstreams_assignor::rng::Rng;
 use kstreams_assignor::engine::{
     Assignment, AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput, assign, effective_assignor,
 };
-use kstreams_assignor::wire::{LATEST_OFFSET, ProcessId, TaskId, TaskLag, UNKNOWN_OFFSET_SUM};
+use kstreams_assignor::engine::TaskLag;
+use kstreams_assignor::wire::{LATEST_OFFSET, ProcessId, TaskId, UNKNOWN_OFFSET_SUM};
 use engine_common::after_catching_up;
 use proptest::prelude::*;
 
@@ -427,7 +429,7 @@ proptest! {
     /// The differential test's scenarios, for breadth.
     #[test]
     fn generated_scenarios_keep_the_invariants(seed in any::<u64>(), index in 0u64..1_000) {
-        let s = scenario::random(seed, index);
+        let s = testdata::random(seed, index);
         check_invariants(s.assignor, &s.input)?;
     }
 }

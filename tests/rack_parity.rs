@@ -19,7 +19,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use kstreams_assignor::engine::scenario::Rng;
+use kstreams_assignor::rng::Rng;
 use kstreams_assignor::engine::{
     AssignmentConfigs, AssignmentInput, ClientInput, RackAwareOutcome, RackAwareStep, RackAwareStrategy, TaskPartitions,
     TaskPlacement, optimize_rack_aware,

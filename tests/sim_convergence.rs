@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use kstreams_assignor::engine::scenario::Rng;
+use kstreams_assignor::rng::Rng;
 use kstreams_assignor::engine::{
     Assignment, AssignmentConfigs, AssignmentInput, ClientInput, HighAvailabilityTaskAssignor, TaskAssignor,
 };

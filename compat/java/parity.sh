@@ -47,11 +47,11 @@ if [[ "$bench" == 1 ]]; then
     exit 0
 fi
 
-HASHMAP_DIR="$out" cargo test -q --release --lib engine::java_hash -- --ignored --exact \
-    engine::java_hash::tests::java_differential_generate >/dev/null
+HASHMAP_DIR="$out" cargo test -q --release --lib jdk::hash_map -- --ignored --exact \
+    jdk::hash_map::tests::java_differential_generate >/dev/null
 java -cp "$jar" "$runner" hashmap "$out/hashmap-ops.jsonl" "$out/hashmap-java.jsonl"
-HASHMAP_DIR="$out" HASHMAP_FIXTURES="${fixtures:+20}" cargo test -q --release --lib engine::java_hash -- --ignored \
-    --exact engine::java_hash::tests::java_differential_compare --nocapture | grep -E 'HashSet|JavaHashSet.jsonl'
+HASHMAP_DIR="$out" HASHMAP_FIXTURES="${fixtures:+20}" cargo test -q --release --lib jdk::hash_map -- --ignored \
+    --exact jdk::hash_map::tests::java_differential_compare --nocapture | grep -E 'HashSet|JavaHashSet.jsonl'
 
 PARITY_DIR="$out" PARITY_SEED="$seed" PARITY_SCENARIOS="$scenarios" \
     cargo test -q --release --test engine_differential -- --ignored --exact generate --nocapture >&2

@@ -7,7 +7,7 @@
 //! process id, which a merge produces on demand.
 
 use super::model::{Client, Model, Task};
-use crate::wire::TaskLag;
+use super::task_lag::TaskLag;
 
 /// Lags per stateful task.
 #[derive(Debug)]
@@ -135,13 +135,13 @@ impl LagIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::scenario;
+    use crate::engine::testdata;
 
     /// The index answers as Kafka's full tables would (every client, sorted by (lag, process id)).
     #[test]
     fn agrees_with_the_full_tables() {
         for index in 0..60 {
-            let s = scenario::random(5, index);
+            let s = testdata::random(5, index);
             if s.input.changelog_end_offset_sums.is_none() {
                 continue;
             }

@@ -8,15 +8,24 @@
 //!
 //! | assignor | Kafka class | file |
 //! |---|---|---|
-//! | [`HighAvailabilityTaskAssignor`] | `HighAvailabilityTaskAssignor` (default) | `high_availability.rs`, `task_movement.rs`, `balance.rs` |
-//! | default standby placement | `DefaultStandbyTaskAssignor` | `standby/default.rs` |
-//! | tag-aware standby placement (KIP-708) | `ClientTagAwareStandbyTaskAssignor` | `standby/client_tag_aware.rs` |
-//! | [`LegacyStickyTaskAssignor`] | `LegacyStickyTaskAssignor` | `legacy_sticky.rs` |
-//! | [`FallbackPriorTaskAssignor`] | `FallbackPriorTaskAssignor` | `fallback_prior.rs` |
-//! | [`OptimizedTaskAssignor`] | none (this crate's; not a parity assignor) | `optimized.rs` |
+//! | [`HighAvailabilityTaskAssignor`] | `HighAvailabilityTaskAssignor` (default) | `kafka/high_availability.rs`, `kafka/task_movement.rs`, `kafka/balance.rs` |
+//! | default standby placement | `DefaultStandbyTaskAssignor` | `kafka/standby/default.rs` |
+//! | tag-aware standby placement (KIP-708) | `ClientTagAwareStandbyTaskAssignor` | `kafka/standby/client_tag_aware.rs` |
+//! | the clients' priority queue | `ConstrainedPrioritySet` | `kafka/priority_set.rs` |
+//! | [`LegacyStickyTaskAssignor`] | `LegacyStickyTaskAssignor` | `kafka/legacy_sticky.rs`, `kafka/leader_collections.rs` |
+//! | [`FallbackPriorTaskAssignor`] | `FallbackPriorTaskAssignor` | `kafka/fallback_prior.rs` |
+//! | rack-aware optimisation (KIP-925) | `RackAwareTaskAssignor` | `rack_aware/` |
+//! | [`OptimizedTaskAssignor`] | none (this crate's; not a parity assignor) | `optimized/` (one file per step) |
+//!
+//! The rest of the module: the public model ([`AssignmentConfigs`] in `config.rs`,
+//! [`AssignmentInput`] in `input.rs`, [`Assignment`] in `output.rs`, the [`TaskAssignor`] trait
+//! in `assignor.rs`, [`AssignorKind`] and [`assign`] in `registry.rs`, [`TaskLag`] in
+//! `task_lag.rs`); the internal model (`model.rs`, the lag tables in `lags.rs`) and the
+//! rack-aware default costs (`costs.rs`). The JDK's collections, hash codes and orders that the
+//! assignors depend on are the crate's `jdk` module.
 //!
 //! [`assign`] also makes the leader's choice between them. Rack-aware optimisation (KIP-925,
-//! `rack_aware.rs`) runs where Kafka's does, when the input carries the racks of the tasks'
+//! `rack_aware/`) runs where Kafka's does, when the input carries the racks of the tasks'
 //! partitions ([`AssignmentInput::task_partitions`]). For active tasks it reaches Kafka's optimal
 //! cost but may pick a different one of several equally cheap placements; the standby swaps follow
 //! Kafka's rounds, whose end point depends on such ties. Without partition racks the output is
@@ -50,34 +59,29 @@
 //! ```
 
 mod assignor;
-mod balance;
 mod config;
-mod fallback_prior;
-mod high_availability;
+mod costs;
 mod input;
-pub(crate) mod java_hash;
-mod java_queue;
+mod kafka;
 mod lags;
-mod leader_collections;
-mod legacy_sticky;
 mod model;
 mod optimized;
-mod order;
 mod output;
-mod priority_set;
 mod rack_aware;
-pub mod scenario;
-mod spread;
-mod standby;
-mod task_movement;
+mod registry;
+mod task_lag;
+#[cfg(any(test, feature = "testdata"))]
+pub mod testdata;
 
-pub use assignor::{AssignError, AssignorKind, TaskAssignor, UnknownAssignor, assign, effective_assignor};
+pub use assignor::{AssignError, TaskAssignor};
 pub use config::{AssignmentConfigs, ConfigError, MAX_RACK_AWARE_ASSIGNMENT_TAGS, RackAwareStrategy};
-pub use fallback_prior::FallbackPriorTaskAssignor;
-pub use high_availability::HighAvailabilityTaskAssignor;
+pub use crate::jdk::cmp::{cmp_process_ids, cmp_task_ids};
 pub use input::{AssignmentInput, ClientInput, InputError, PreviousRebalance, TaskPartitions};
-pub use legacy_sticky::LegacyStickyTaskAssignor;
+pub use kafka::fallback_prior::FallbackPriorTaskAssignor;
+pub use kafka::high_availability::HighAvailabilityTaskAssignor;
+pub use kafka::legacy_sticky::LegacyStickyTaskAssignor;
 pub use optimized::{FIRST_PROBE_MS, MIN_PROBE_MS, OptimizedTaskAssignor};
-pub use order::{cmp_process_ids, cmp_task_ids};
 pub use output::{Assignment, ClientAssignment, Followup, Warmup};
 pub use rack_aware::{RackAwareError, RackAwareOutcome, RackAwareStep, TaskPlacement, optimize_rack_aware};
+pub use registry::{AssignorKind, UnknownAssignor, assign, effective_assignor};
+pub use task_lag::TaskLag;

@@ -8,8 +8,9 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::input::{AssignmentInput, InputError};
-use super::order::{cmp_process_ids, cmp_task_ids};
-use crate::wire::{ProcessId, TaskId, TaskLag, UNKNOWN_OFFSET_SUM};
+use super::task_lag::TaskLag;
+use crate::jdk::cmp::{cmp_process_ids, cmp_task_ids};
+use crate::wire::{ProcessId, TaskId, UNKNOWN_OFFSET_SUM};
 
 /// A client index: the position of the client in Java `ProcessId` order.
 pub(crate) type Client = usize;

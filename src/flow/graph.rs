@@ -9,45 +9,10 @@
 //! surpluses and deficits that the same loop then repairs. This handles negative cycles too, and it
 //! is what lets [`Graph::min_cost_circulation`] start from any flow the caller supplies.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
-
+use super::edge::{Edge, EdgeId};
 use super::{FlowError, MAX_COST};
+use super::residual::Residual;
 
-/// Bound kept on distances and potentials, so that sums of two of them and a cost never overflow.
-const LIMIT: i64 = 1 << 61;
-/// Distance of a node no search has reached.
-const UNREACHED: i64 = i64::MAX;
-/// Level of a node the blocking-flow search has not reached, or has found to be a dead end.
-const NO_LEVEL: u32 = u32::MAX;
-
-/// Names an edge of a [`Graph`]: the value [`Graph::add_edge`] returned. Edges are numbered from 0
-/// in the order they were added.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct EdgeId(usize);
-
-impl EdgeId {
-    /// The edge's position in insertion order (0 for the first edge added).
-    pub fn index(self) -> usize {
-        self.0
-    }
-}
-
-/// One edge of a [`Graph`] and the flow it currently carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Edge {
-    /// Tail node.
-    pub from: usize,
-    /// Head node.
-    pub to: usize,
-    /// Most flow the edge can carry (≥ 0).
-    pub capacity: i64,
-    /// Cost per unit of flow (may be negative).
-    pub cost: i64,
-    /// Flow on the edge, `0..=capacity`.
-    pub flow: i64,
-}
 
 /// What a solve achieved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,7 +125,7 @@ impl Graph {
             return Err(FlowError::CostOutOfRange { cost, limit: MAX_COST });
         }
         self.edges.push(Edge { from, to, capacity, cost, flow: 0 });
-        Ok(EdgeId(self.edges.len() - 1))
+        Ok(EdgeId::new(self.edges.len() - 1))
     }
 
     /// The edge `edge` with its current flow.
@@ -169,7 +134,7 @@ impl Graph {
     ///
     /// If `edge` was not returned by this graph's [`add_edge`](Self::add_edge).
     pub fn edge(&self, edge: EdgeId) -> Edge {
-        self.edges[edge.0]
+        self.edges[edge.index()]
     }
 
     /// All edges in insertion order, with their current flows.
@@ -183,7 +148,7 @@ impl Graph {
     ///
     /// If `edge` was not returned by this graph's [`add_edge`](Self::add_edge).
     pub fn flow(&self, edge: EdgeId) -> i64 {
-        self.edges[edge.0].flow
+        self.edges[edge.index()].flow
     }
 
     /// Sets the flow on `edge`, to describe a starting flow for
@@ -193,9 +158,9 @@ impl Graph {
     /// outside `0..=capacity`.
     pub fn set_flow(&mut self, edge: EdgeId, flow: i64) -> Result<(), FlowError> {
         let edge_count = self.edges.len();
-        let e = self.edges.get_mut(edge.0).ok_or(FlowError::EdgeOutOfRange { edge: edge.0, edge_count })?;
+        let e = self.edges.get_mut(edge.index()).ok_or(FlowError::EdgeOutOfRange { edge: edge.index(), edge_count })?;
         if !(0..=e.capacity).contains(&flow) {
-            return Err(FlowError::FlowOutOfRange { edge: edge.0, flow, capacity: e.capacity });
+            return Err(FlowError::FlowOutOfRange { edge: edge.index(), flow, capacity: e.capacity });
         }
         e.flow = flow;
         Ok(())
@@ -260,10 +225,10 @@ impl Graph {
             return Err(FlowError::NegativeRequirement { required });
         }
         self.clear_flow();
-        let mut residual = Residual::new(self);
+        let mut residual = Residual::new(self.node_count, &self.edges);
         residual.repair()?;
         let sent = residual.send(source, sink, required)?;
-        residual.write_back(self);
+        residual.write_back(&mut self.edges);
         if sent < required {
             return Err(FlowError::Infeasible { required, max_flow: sent });
         }
@@ -294,10 +259,10 @@ impl Graph {
         self.check_terminals(source, sink)?;
         let out: i64 = self.edges.iter().filter(|e| e.from == source).fold(0, |a, e| a.saturating_add(e.capacity));
         self.clear_flow();
-        let mut residual = Residual::new(self);
+        let mut residual = Residual::new(self.node_count, &self.edges);
         residual.repair()?;
         let sent = residual.send(source, sink, out)?;
-        residual.write_back(self);
+        residual.write_back(&mut self.edges);
         Ok(Solution { flow: sent, cost: self.total_cost()? })
     }
 
@@ -346,9 +311,9 @@ impl Graph {
     /// # Ok::<(), kstreams_assignor::flow::FlowError>(())
     /// ```
     pub fn min_cost_circulation(&mut self) -> Result<i64, FlowError> {
-        let mut residual = Residual::new(self);
+        let mut residual = Residual::new(self.node_count, &self.edges);
         residual.repair()?;
-        residual.write_back(self);
+        residual.write_back(&mut self.edges);
         self.total_cost()
     }
 
@@ -367,307 +332,5 @@ impl Graph {
             return Err(FlowError::SourceIsSink { node: source });
         }
         Ok(())
-    }
-}
-
-/// The residual network in compressed adjacency form, with potentials, imbalances and scratch
-/// space for the searches.
-///
-/// Edge `e` becomes a forward arc (`residual = capacity − flow`, `cost`) in its tail's list and a
-/// backward arc (`residual = flow`, `−cost`) in its head's list; each list is in edge order.
-struct Residual {
-    /// Arcs of node `v` are `first[v]..first[v + 1]`.
-    first: Vec<usize>,
-    head: Vec<usize>,
-    cost: Vec<i64>,
-    mate: Vec<usize>,
-    residual: Vec<i64>,
-    /// Edge id → position of its forward arc.
-    forward: Vec<usize>,
-    potential: Vec<i64>,
-    /// Inflow − outflow beyond the caller's flow: > 0 surplus, < 0 deficit.
-    excess: Vec<i64>,
-    // Dijkstra scratch.
-    dist: Vec<i64>,
-    settled: Vec<bool>,
-    reached: Vec<usize>,
-    done: Vec<usize>,
-    heap: BinaryHeap<Reverse<(i64, usize)>>,
-    // Blocking-flow scratch.
-    level: Vec<u32>,
-    next_arc: Vec<usize>,
-    leveled: Vec<usize>,
-    queue: VecDeque<usize>,
-    path: Vec<usize>,
-}
-
-impl Residual {
-    fn new(graph: &Graph) -> Self {
-        let n = graph.node_count;
-        let m = graph.edges.len();
-        let mut first = vec![0usize; n + 1];
-        for e in &graph.edges {
-            first[e.from + 1] += 1;
-            first[e.to + 1] += 1;
-        }
-        for v in 0..n {
-            first[v + 1] += first[v];
-        }
-        let mut fill = first.clone();
-        let (mut head, mut cost, mut mate, mut residual) =
-            (vec![0; 2 * m], vec![0; 2 * m], vec![0; 2 * m], vec![0; 2 * m]);
-        let mut forward = Vec::with_capacity(m);
-        for e in &graph.edges {
-            let p = fill[e.from];
-            fill[e.from] += 1;
-            let q = fill[e.to];
-            fill[e.to] += 1;
-            (head[p], cost[p], mate[p], residual[p]) = (e.to, e.cost, q, e.capacity - e.flow);
-            (head[q], cost[q], mate[q], residual[q]) = (e.from, -e.cost, p, e.flow);
-            forward.push(p);
-        }
-        Self {
-            first,
-            head,
-            cost,
-            mate,
-            residual,
-            forward,
-            potential: vec![0; n],
-            excess: vec![0; n],
-            dist: vec![UNREACHED; n],
-            settled: vec![false; n],
-            reached: Vec::new(),
-            done: Vec::new(),
-            heap: BinaryHeap::new(),
-            level: vec![NO_LEVEL; n],
-            next_arc: vec![0; n],
-            leveled: Vec::new(),
-            queue: VecDeque::new(),
-            path: Vec::new(),
-        }
-    }
-
-    fn write_back(&self, graph: &mut Graph) {
-        for (e, &p) in graph.edges.iter_mut().zip(&self.forward) {
-            e.flow = e.capacity - self.residual[p];
-        }
-    }
-
-    fn reduced_cost(&self, tail: usize, arc: usize) -> i64 {
-        self.cost[arc] + self.potential[tail] - self.potential[self.head[arc]]
-    }
-
-    /// Saturates every negative-cost residual arc (potentials are all zero here, so afterwards
-    /// every reduced cost is ≥ 0), then routes the surpluses this creates back to the deficits.
-    /// Afterwards every node's net flow is what it was before, and no negative cycle remains.
-    fn repair(&mut self) -> Result<(), FlowError> {
-        for v in 0..self.first.len() - 1 {
-            for p in self.first[v]..self.first[v + 1] {
-                let r = self.residual[p];
-                if r > 0 && self.cost[p] < 0 {
-                    self.push(v, p, r)?;
-                }
-            }
-        }
-        let balanced = self.route()?;
-        // The caller's flow is a way back, so some deficit is always reachable from a surplus.
-        debug_assert!(balanced, "surplus left after repair");
-        Ok(())
-    }
-
-    /// Routes up to `amount` more units from `source` to `sink` along cheapest paths; returns
-    /// how many went.
-    fn send(&mut self, source: usize, sink: usize, amount: i64) -> Result<i64, FlowError> {
-        if amount == 0 {
-            return Ok(0);
-        }
-        self.excess[source] = amount;
-        self.excess[sink] = -amount;
-        self.route()?;
-        let sent = amount - self.excess[source];
-        self.excess[source] = 0;
-        self.excess[sink] = 0;
-        Ok(sent)
-    }
-
-    fn push(&mut self, tail: usize, arc: usize, amount: i64) -> Result<(), FlowError> {
-        self.residual[arc] -= amount;
-        self.residual[self.mate[arc]] += amount;
-        let head = self.head[arc];
-        self.excess[tail] = self.excess[tail].checked_sub(amount).ok_or(FlowError::Overflow)?;
-        self.excess[head] = self.excess[head].checked_add(amount).ok_or(FlowError::Overflow)?;
-        Ok(())
-    }
-
-    /// Primal–dual rounds until no surplus is left (`true`) or no deficit can be reached from
-    /// any surplus (`false`).
-    fn route(&mut self) -> Result<bool, FlowError> {
-        loop {
-            if self.excess.iter().all(|&x| x <= 0) {
-                return Ok(true);
-            }
-            if !self.raise_potentials()? {
-                return Ok(false);
-            }
-            self.blocking_flows();
-        }
-    }
-
-    /// Dijkstra from all surplus nodes at once, stopped when the first deficit node is settled at
-    /// distance `d*`; then `potential[v] += dist[v] − d*` for every settled node, which keeps all
-    /// reduced costs ≥ 0 and makes every shortest surplus → deficit path cost zero.
-    fn raise_potentials(&mut self) -> Result<bool, FlowError> {
-        for &v in &self.reached {
-            self.dist[v] = UNREACHED;
-            self.settled[v] = false;
-        }
-        self.reached.clear();
-        self.done.clear();
-        self.heap.clear();
-        for v in 0..self.excess.len() {
-            if self.excess[v] > 0 {
-                self.dist[v] = 0;
-                self.reached.push(v);
-                self.heap.push(Reverse((0, v)));
-            }
-        }
-        let mut target = None;
-        while let Some(Reverse((d, u))) = self.heap.pop() {
-            if self.settled[u] {
-                continue;
-            }
-            self.settled[u] = true;
-            self.done.push(u);
-            if self.excess[u] < 0 {
-                target = Some(d);
-                break;
-            }
-            for p in self.first[u]..self.first[u + 1] {
-                let v = self.head[p];
-                if self.residual[p] == 0 || self.settled[v] {
-                    continue;
-                }
-                let nd = d + self.reduced_cost(u, p);
-                if nd > LIMIT {
-                    return Err(FlowError::Overflow);
-                }
-                if nd < self.dist[v] {
-                    if self.dist[v] == UNREACHED {
-                        self.reached.push(v);
-                    }
-                    self.dist[v] = nd;
-                    self.heap.push(Reverse((nd, v)));
-                }
-            }
-        }
-        let Some(target) = target else { return Ok(false) };
-        for &v in &self.done {
-            let raised = self.potential[v] + self.dist[v] - target;
-            if raised < -LIMIT {
-                return Err(FlowError::Overflow);
-            }
-            self.potential[v] = raised;
-        }
-        Ok(true)
-    }
-
-    /// Dinic on the admissible arcs (residual > 0, reduced cost 0) from all surplus nodes to any
-    /// deficit node, until no admissible path is left.
-    fn blocking_flows(&mut self) {
-        while self.level_graph() {
-            for a in 0..self.excess.len() {
-                while self.excess[a] > 0 && self.level[a] == 0 {
-                    if !self.augment_from(a) {
-                        break;
-                    }
-                }
-            }
-        }
-    }
-
-    /// BFS levels over admissible arcs from all surplus nodes; `true` if a deficit was reached.
-    /// Nodes at or beyond the level of the nearest deficit are not expanded.
-    fn level_graph(&mut self) -> bool {
-        for &v in &self.leveled {
-            self.level[v] = NO_LEVEL;
-        }
-        self.leveled.clear();
-        self.queue.clear();
-        for v in 0..self.excess.len() {
-            if self.excess[v] > 0 {
-                self.level[v] = 0;
-                self.next_arc[v] = self.first[v];
-                self.leveled.push(v);
-                self.queue.push_back(v);
-            }
-        }
-        let mut deficit_level = NO_LEVEL;
-        while let Some(u) = self.queue.pop_front() {
-            if self.level[u] >= deficit_level {
-                break;
-            }
-            for p in self.first[u]..self.first[u + 1] {
-                let v = self.head[p];
-                if self.residual[p] > 0 && self.level[v] == NO_LEVEL && self.reduced_cost(u, p) == 0 {
-                    self.level[v] = self.level[u] + 1;
-                    self.next_arc[v] = self.first[v];
-                    self.leveled.push(v);
-                    if self.excess[v] < 0 {
-                        deficit_level = deficit_level.min(self.level[v]);
-                    }
-                    self.queue.push_back(v);
-                }
-            }
-        }
-        deficit_level != NO_LEVEL
-    }
-
-    /// Finds one level-increasing admissible path from surplus node `a` to a deficit node and
-    /// pushes as much as it, `a`'s surplus and the deficit allow. Dead ends are marked so later
-    /// searches skip them. Returns `false` if `a` has no such path left.
-    fn augment_from(&mut self, a: usize) -> bool {
-        self.path.clear();
-        let mut u = a;
-        loop {
-            if u != a && self.excess[u] < 0 {
-                break;
-            }
-            let end = self.first[u + 1];
-            let mut p = self.next_arc[u];
-            while p < end {
-                let v = self.head[p];
-                if self.residual[p] > 0
-                    && self.level[v] != NO_LEVEL
-                    && self.level[v] == self.level[u] + 1
-                    && self.reduced_cost(u, p) == 0
-                {
-                    break;
-                }
-                p += 1;
-            }
-            self.next_arc[u] = p;
-            if p < end {
-                self.path.push(p);
-                u = self.head[p];
-            } else {
-                self.level[u] = NO_LEVEL;
-                let Some(back) = self.path.pop() else { return false };
-                u = self.head[self.mate[back]];
-                self.next_arc[u] += 1;
-            }
-        }
-        let mut amount = self.excess[a].min(-self.excess[u]);
-        for &p in &self.path {
-            amount = amount.min(self.residual[p]);
-        }
-        for i in 0..self.path.len() {
-            let p = self.path[i];
-            self.residual[p] -= amount;
-            self.residual[self.mate[p]] += amount;
-        }
-        self.excess[a] -= amount;
-        self.excess[u] += amount;
-        true
     }
 }

@@ -38,13 +38,16 @@
 //! # Ok::<(), kstreams_assignor::flow::FlowError>(())
 //! ```
 
-mod assignment;
+mod matching;
+mod edge;
 mod error;
 mod graph;
+mod residual;
 
-pub use assignment::{Assignment, CostMatrix, MAX_TASKS, assign, reassign};
+pub use edge::{Edge, EdgeId};
 pub use error::FlowError;
-pub use graph::{Edge, EdgeId, Graph, Solution};
+pub use graph::{Graph, Solution};
+pub use matching::{CostMatrix, MAX_TASKS, Matching, assign, reassign};
 
 /// Largest cost magnitude accepted per unit of flow: 2⁴⁰. Keeping costs this small keeps every
 /// path length and potential the solvers compute well inside `i64`.

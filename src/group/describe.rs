@@ -30,7 +30,8 @@ use super::connection::{Connection, ConnectionError, check, find_coordinator};
 use super::member::{cluster_metadata, fetch_end_offsets, fetch_metadata};
 use crate::leader::{ChangelogEndOffsets, Tasks, Topology};
 use crate::wire::inspect::{self, Kind};
-use crate::wire::{AssignmentEnvelope, AssignmentInfo, SubscriptionEnvelope, SubscriptionInfo, TaskId, TaskLag, end_offset_sum};
+use crate::engine::TaskLag;
+use crate::wire::{AssignmentEnvelope, AssignmentInfo, SubscriptionEnvelope, SubscriptionInfo, TaskId, end_offset_sum};
 
 /// Why a group cannot be described.
 #[derive(Debug, thiserror::Error)]

@@ -70,12 +70,12 @@ use super::threads::{
 use super::topology::Topology;
 use crate::engine::{
     self, AssignError, Assignment, AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput, PreviousRebalance,
-    RackAwareStrategy, TaskPartitions,
+    RackAwareStrategy, TaskLag, TaskPartitions,
 };
 use crate::wire::{
     AssignmentEnvelope, AssignmentInfo, AssignorError, DecodeError, EARLIEST_PROBEABLE_VERSION, EncodeError, EndpointError,
     HostInfo, LATEST_SUPPORTED_VERSION, NextRebalance, ProcessId, SubscriptionEnvelope, SubscriptionInfo,
-    TaskId, TaskLag, TopicPartition, UNKNOWN_OFFSET_SUM, end_offset_sum,
+    TaskId, TopicPartition, UNKNOWN_OFFSET_SUM, end_offset_sum,
 };
 
 /// The process id of the synthetic client that holds every member from the future (Kafka draws

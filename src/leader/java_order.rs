@@ -10,17 +10,18 @@
 //!
 //! Kafka's repartition fixpoint walks a `HashSet<TopicsInfo>` and `HashMap<String, _>`s;
 //! `assignTasksToThreads` builds its queue of unassigned tasks from a `HashSet<TaskId>` and hands
-//! out the last tasks by iterating the queue's array. (The engine replays `HashMap` orders in
-//! full, tree bins included, in its own private module; the leader only needs collections
-//! filled without removals.)
+//! out the last tasks by iterating the queue's array. The collections themselves are the crate's
+//! one replay of the JDK's (`crate::jdk`), tree bins included.
 
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::tasks::Tasks;
 use super::topology::Topology;
-use crate::engine::cmp_task_ids;
-use crate::engine::java_hash::{JavaHashMap, JavaHashSet};
+use crate::jdk::cmp::{JavaComparable, cmp_task_ids};
+use crate::jdk::hash::JavaHashCode;
+use crate::jdk::hash_map::{JavaHashMap, JavaHashSet};
+use crate::jdk::hash_set::hash_set_order_by;
+use crate::jdk::priority_queue::{JavaPriorityQueue, NaturalOrder};
 use crate::wire::assignment_info::{HostPartitions, IndexedHostPartitions, StandbyTask, WirePartition};
 use crate::wire::{HostInfo, HostMaps, JavaString, TaskId, TopicPartition};
 
@@ -114,7 +115,7 @@ pub(crate) fn java_subscription_order<'a>(member_ids: impl Iterator<Item = &'a s
 /// members left out).
 pub(crate) fn java_client_order<P>(visited: impl IntoIterator<Item = P>) -> Vec<P>
 where
-    P: crate::engine::java_hash::JavaHashCode + crate::engine::java_hash::JavaComparable + Eq + Clone,
+    P: JavaHashCode + JavaComparable + Eq + Clone,
 {
     let mut clients = JavaHashSet::new();
     for p in visited {
@@ -192,170 +193,24 @@ pub(crate) fn java_host_maps_form(version: i32, active: &OrderedHostMap, standby
     }
 }
 
-/// `String.hashCode()`: over UTF-16 code units, `h = 31·h + c`, wrapping.
-pub(crate) fn string_hash(s: &str) -> i32 {
-    s.encode_utf16().fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
-}
-
-/// `Objects.hash(a, b, …)` of values with these hash codes.
-pub(crate) fn objects_hash(parts: &[i32]) -> i32 {
-    parts.iter().fold(1i32, |h, &x| h.wrapping_mul(31).wrapping_add(x))
-}
-
 /// `TaskId.hashCode()`: `Objects.hash(subtopology, partition, topologyName)`.
 pub(crate) fn task_hash(task: &TaskId) -> i32 {
-    objects_hash(&[task.subtopology, task.partition, task.topology.as_deref().map_or(0, string_hash)])
+    task.java_hash_code()
 }
 
-/// `HashMap.hash`: the hash code with its high half folded into the low half.
-fn spread(h: i32) -> u32 {
-    let h = h as u32;
-    h ^ (h >> 16)
-}
-
-/// The smallest table at which JDK 17 turns a long bucket into a tree instead of resizing.
-const MIN_TREEIFY_CAPACITY: usize = 64;
-/// Bucket length at which a bucket becomes a tree (or the table doubles).
-const TREEIFY_THRESHOLD: usize = 9;
-
-/// The iteration order of a `new HashSet<>()` (or the key set of a `new HashMap<>()`) after
-/// adding distinct `items` in the given order, where `hash` is their Java `hashCode()`.
-///
-/// A bucket is iterated in insertion order, buckets by index. The table starts at 16 and doubles
-/// when the size passes 0.75 × capacity or when a bucket reaches 9 entries in a table smaller
-/// than 64. A bucket that reaches 9 entries in a larger table becomes a red-black tree in Java,
-/// whose iteration order is not replayed: such a bucket is taken in insertion order. (For tasks
-/// that takes 9 with equal hash bits, e.g. `s_p`, `s+2_p+2`, … in a 64-bucket table, which
-/// holds 25 to 48 tasks.)
-pub(crate) fn hash_set_order<T>(items: impl IntoIterator<Item = T>, hash: impl Fn(&T) -> i32) -> Vec<T> {
-    let entries: Vec<(u32, T)> = items.into_iter().map(|t| (spread(hash(&t)), t)).collect();
-    let mut capacity = 16usize;
-    let mut bucket_len = vec![0usize; capacity];
-    for (size, (hash, _)) in entries.iter().enumerate() {
-        let bucket = *hash as usize & (capacity - 1);
-        bucket_len[bucket] += 1;
-        // A long bucket in a small table doubles the table (`treeifyBin`).
-        let mut resize = bucket_len[bucket] >= TREEIFY_THRESHOLD && capacity < MIN_TREEIFY_CAPACITY;
-        if resize {
-            capacity *= 2;
-        }
-        if size + 1 > capacity * 3 / 4 {
-            capacity *= 2;
-            resize = true;
-        }
-        if resize {
-            bucket_len = vec![0; capacity];
-            for (h, _) in &entries[..=size] {
-                bucket_len[*h as usize & (capacity - 1)] += 1;
-            }
-        }
-    }
-    let mut order: Vec<(usize, usize, T)> =
-        entries.into_iter().enumerate().map(|(i, (h, t))| (h as usize & (capacity - 1), i, t)).collect();
-    order.sort_by_key(|(bucket, i, _)| (*bucket, *i));
-    order.into_iter().map(|(_, _, t)| t).collect()
+/// The iteration order of a `new HashSet<>()` of distinct, `Comparable` `items` added in the
+/// given order, where `hash` is their `hashCode()` (tree bins included).
+pub(crate) fn hash_set_order<T: JavaComparable>(items: impl IntoIterator<Item = T>, hash: impl Fn(&T) -> i32) -> Vec<T> {
+    hash_set_order_by(items, hash, T::java_cmp)
 }
 
 /// `java.util.PriorityQueue<TaskId>` with natural ordering, array for array.
-#[derive(Debug)]
-pub(crate) struct TaskQueue {
-    heap: Vec<TaskId>,
-}
-
-fn less(a: &TaskId, b: &TaskId) -> bool {
-    cmp_task_ids(a, b) == Ordering::Less
-}
-
-impl TaskQueue {
-    /// `new PriorityQueue<>(collection)` for a collection that is not a `SortedSet` or a
-    /// `PriorityQueue`: the elements in the collection's iteration order, then `heapify()`.
-    pub(crate) fn from_collection(tasks: Vec<TaskId>) -> Self {
-        let mut queue = Self { heap: tasks };
-        for i in (0..queue.heap.len() / 2).rev() {
-            queue.sift_down(i);
-        }
-        queue
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
-
-    pub(crate) fn contains(&self, task: &TaskId) -> bool {
-        self.heap.contains(task)
-    }
-
-    /// The array, which is what a for-each over the queue visits.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &TaskId> {
-        self.heap.iter()
-    }
-
-    /// `poll()`: the root; the last element moves to the root and sifts down.
-    pub(crate) fn poll(&mut self) -> Option<TaskId> {
-        if self.heap.is_empty() {
-            return None;
-        }
-        let root = self.heap.swap_remove(0);
-        if !self.heap.is_empty() {
-            self.sift_down(0);
-        }
-        Some(root)
-    }
-
-    /// `remove(Object)`: `removeAt(indexOf(o))`: the last element takes the hole and sifts down,
-    /// or up if it did not move down.
-    pub(crate) fn remove(&mut self, task: &TaskId) -> bool {
-        let Some(i) = self.heap.iter().position(|t| t == task) else {
-            return false;
-        };
-        let last = self.heap.len() - 1;
-        if i == last {
-            self.heap.pop();
-        } else {
-            self.heap.swap_remove(i);
-            if self.sift_down(i) == i {
-                self.sift_up(i);
-            }
-        }
-        true
-    }
-
-    /// `siftDownComparable`: moves the element at `k` down while a child is smaller (the smaller
-    /// child, the left one on ties); returns where it ended.
-    fn sift_down(&mut self, mut k: usize) -> usize {
-        let n = self.heap.len();
-        let half = n / 2;
-        while k < half {
-            let mut child = 2 * k + 1;
-            let right = child + 1;
-            if right < n && less(&self.heap[right], &self.heap[child]) {
-                child = right;
-            }
-            if !less(&self.heap[child], &self.heap[k]) {
-                break;
-            }
-            self.heap.swap(k, child);
-            k = child;
-        }
-        k
-    }
-
-    /// `siftUpComparable`: moves the element at `k` up while smaller than its parent.
-    fn sift_up(&mut self, mut k: usize) {
-        while k > 0 {
-            let parent = (k - 1) / 2;
-            if !less(&self.heap[k], &self.heap[parent]) {
-                break;
-            }
-            self.heap.swap(k, parent);
-            k = parent;
-        }
-    }
-}
+pub(crate) type TaskQueue = JavaPriorityQueue<TaskId, NaturalOrder<TaskId>>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::jdk::hash::string_hash;
     use crate::wire::ProcessId;
 
     fn t(s: i32, p: i32) -> TaskId {
@@ -401,7 +256,6 @@ mod tests {
 
     #[test]
     fn host_sets_and_dictionary_follow_java() {
-        use crate::engine::java_hash::JavaHashCode;
         assert_eq!(tp("text-lines", 3).java_hash_code(), 756_307_581);
         assert_eq!(
             HostInfo::new("host-1", 8080).java_hash_code(),

@@ -49,7 +49,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::java_order::{hash_set_order, objects_hash, string_hash};
+use crate::jdk::hash::{objects_hash, string_hash};
+use crate::jdk::hash_set::hash_set_order;
 use super::topology::{Topology, TopologyError};
 use crate::wire::{AssignorError, TaskId, TopicPartition};
 

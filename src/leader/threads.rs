@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 
 use super::java_order::{TaskQueue, hash_set_order, task_hash};
 use super::tasks::Tasks;
-use crate::engine::cmp_task_ids;
+use crate::jdk::cmp::cmp_task_ids;
 use crate::wire::{NextRebalance, TaskId, TopicPartition};
 
 /// One client's tasks and history, as the leader holds them once the task assignor has run.
@@ -79,7 +79,7 @@ pub struct ClientTasks {
     /// Its standby tasks, warm-ups included.
     pub standby: BTreeSet<TaskId>,
     /// Its lag on every stateful task of the topology (Kafka's `taskLagTotals`; see
-    /// [`TaskLag`](crate::wire::TaskLag)). A task is stateful exactly when it has a lag here.
+    /// [`TaskLag`](crate::engine::TaskLag)). A task is stateful exactly when it has a lag here.
     #[serde(default)]
     pub lags: BTreeMap<TaskId, i64>,
     /// Per consumer, the tasks it reported state for (the keys of its subscription's task offset

@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::report::Round;
 use super::world::World;
-use crate::wire::{ProcessId, TaskId, TaskLag};
+use crate::engine::TaskLag;
+use crate::wire::{ProcessId, TaskId};
 
 /// Active task owners before an event, for the movement lower bound.
 #[derive(Debug, Clone, Default)]

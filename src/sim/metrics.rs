@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::world::{Member, World};
 use crate::engine::Assignment;
-use crate::wire::TaskLag;
+use crate::engine::TaskLag;
 
 /// A sub-topology: its named topology, if any, and its id.
 type SubtopologyKey = (Option<Arc<str>>, i32);

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use uuid::Uuid;
 
 use crate::engine::AssignmentConfigs;
-use crate::engine::scenario::Rng;
+use crate::rng::Rng;
 use crate::wire::{ProcessId, TaskId};
 
 /// A Kafka Streams instance.

@@ -34,7 +34,7 @@ pub use java_string::{JavaString, MAX_MODIFIED_UTF8_LEN, MalformedModifiedUtf8};
 pub use subscription_info::{SubscriptionInfo, TaskStates};
 pub use types::{
     AssignorError, EndpointError, HostInfo, LATEST_OFFSET, NextRebalance, ParseTaskIdError, ParseTopicPartitionError,
-    ProcessId, TaskId, TaskLag, TopicPartition, UNKNOWN_OFFSET_SUM, end_offset_sum,
+    ProcessId, TaskId, TopicPartition, UNKNOWN_OFFSET_SUM, end_offset_sum,
 };
 
 /// The newest `SubscriptionInfo`/`AssignmentInfo` version (Kafka 3.2 through 4.4).

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 /// The engine's seeded SplitMix64 stream, so generated cases depend only on the seed.
-pub use kstreams_assignor::engine::scenario::Rng;
+pub use kstreams_assignor::rng::Rng;
 
 /// `fixtures/leader/<name>`.
 pub fn fixture_path(name: &str) -> PathBuf {

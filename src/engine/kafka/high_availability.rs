@@ -1,29 +1,23 @@
 //! Kafka Streams' default assignor: `HighAvailabilityTaskAssignor` (KIP-441).
 
-use super::assignor::{AssignError, TaskAssignor};
 use super::balance::{TaskKind, balance_tasks_over_threads};
-use super::input::AssignmentInput;
-use super::lags::LagIndex;
-use super::model::{Model, Placement};
-use super::output::Assignment;
 use super::priority_set::PrioritySet;
-use super::rack_aware;
 use super::standby;
 use super::task_movement::{self, Warmups};
-
-/// Default rack-aware traffic cost of this assignor (`DEFAULT_HIGH_AVAILABILITY_TRAFFIC_COST`).
-pub(crate) const DEFAULT_TRAFFIC_COST: i32 = 10;
-/// Default rack-aware non-overlap cost of this assignor (`DEFAULT_HIGH_AVAILABILITY_NON_OVERLAP_COST`).
-pub(crate) const DEFAULT_NON_OVERLAP_COST: i32 = 1;
-/// Rack-aware costs for stateless tasks (`STATELESS_TRAFFIC_COST`, `STATELESS_NON_OVERLAP_COST`).
-pub(crate) const STATELESS_COSTS: (i32, i32) = (1, 0);
+use crate::engine::assignor::{AssignError, TaskAssignor};
+use crate::engine::costs::{HIGH_AVAILABILITY_NON_OVERLAP_COST, HIGH_AVAILABILITY_TRAFFIC_COST, STATELESS_COSTS};
+use crate::engine::input::AssignmentInput;
+use crate::engine::lags::LagIndex;
+use crate::engine::model::{Model, Placement};
+use crate::engine::output::Assignment;
+use crate::engine::rack_aware;
 
 /// The high-availability assignor: a balanced target computed without history, reached through
 /// caught-up clients and warm-up replicas.
 ///
 /// # Arguments
 /// An [`AssignmentInput`]: clients with capacities and offset sums, stateful and stateless tasks,
-/// changelog end-offset sums and [`AssignmentConfigs`](super::AssignmentConfigs).
+/// changelog end-offset sums and [`AssignmentConfigs`](crate::engine::AssignmentConfigs).
 ///
 /// # Returns
 /// An [`Assignment`] equal to Kafka 4.4.0's. In Kafka's order:
@@ -89,8 +83,8 @@ impl TaskAssignor for HighAvailabilityTaskAssignor {
             placement.assign_active(k % n, task);
         }
         balance_tasks_over_threads(&mut placement, TaskKind::Active, |_, _, _| true);
-        let traffic = configs.rack_aware_assignment_traffic_cost.unwrap_or(DEFAULT_TRAFFIC_COST);
-        let non_overlap = configs.rack_aware_assignment_non_overlap_cost.unwrap_or(DEFAULT_NON_OVERLAP_COST);
+        let traffic = configs.rack_aware_assignment_traffic_cost.unwrap_or(HIGH_AVAILABILITY_TRAFFIC_COST);
+        let non_overlap = configs.rack_aware_assignment_non_overlap_cost.unwrap_or(HIGH_AVAILABILITY_NON_OVERLAP_COST);
         if rack.can_enable() {
             rack.optimize_active_tasks(&model, &model.stateful_tasks, &mut placement, traffic, non_overlap);
         }

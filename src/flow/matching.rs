@@ -108,7 +108,7 @@ impl CostMatrix {
 /// Where each task went, and what it costs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Assignment {
+pub struct Matching {
     /// `clients[task]` is the client index the task is assigned to.
     pub clients: Vec<usize>,
     /// Σ over tasks of `cost(task, clients[task])`.
@@ -125,7 +125,7 @@ pub struct Assignment {
 ///
 /// # Returns
 ///
-/// An optimal [`Assignment`], or [`FlowError::CapacityCount`] if `capacities` has the wrong
+/// An optimal [`Matching`], or [`FlowError::CapacityCount`] if `capacities` has the wrong
 /// length, or [`FlowError::Infeasible`] if the capacities add up to fewer than *T*.
 ///
 /// # Complexity
@@ -155,7 +155,7 @@ pub struct Assignment {
 /// assert!(assign(&costs, &[1, 0]).is_err());
 /// # Ok::<(), kstreams_assignor::flow::FlowError>(())
 /// ```
-pub fn assign(costs: &CostMatrix, capacities: &[usize]) -> Result<Assignment, FlowError> {
+pub fn assign(costs: &CostMatrix, capacities: &[usize]) -> Result<Matching, FlowError> {
     if capacities.len() != costs.clients {
         return Err(FlowError::CapacityCount { len: capacities.len(), clients: costs.clients });
     }
@@ -179,7 +179,7 @@ pub fn assign(costs: &CostMatrix, capacities: &[usize]) -> Result<Assignment, Fl
 ///
 /// # Returns
 ///
-/// An optimal [`Assignment`] with the same per-client counts as `current`, or
+/// An optimal [`Matching`] with the same per-client counts as `current`, or
 /// [`FlowError::AssignmentLength`] / [`FlowError::ClientOutOfRange`] for a malformed `current`.
 ///
 /// # Complexity
@@ -205,7 +205,7 @@ pub fn assign(costs: &CostMatrix, capacities: &[usize]) -> Result<Assignment, Fl
 /// assert_eq!((better.clients, better.cost), (vec![1, 0, 0], 1));
 /// # Ok::<(), kstreams_assignor::flow::FlowError>(())
 /// ```
-pub fn reassign(costs: &CostMatrix, current: &[usize]) -> Result<Assignment, FlowError> {
+pub fn reassign(costs: &CostMatrix, current: &[usize]) -> Result<Matching, FlowError> {
     if current.len() != costs.tasks {
         return Err(FlowError::AssignmentLength { len: current.len(), tasks: costs.tasks });
     }
@@ -297,7 +297,7 @@ impl<'a> Solver<'a> {
         }
     }
 
-    fn run(&mut self) -> Result<Assignment, FlowError> {
+    fn run(&mut self) -> Result<Matching, FlowError> {
         for task in 0..self.costs.tasks {
             if self.client_of[task] == NONE {
                 self.place(task);
@@ -305,7 +305,7 @@ impl<'a> Solver<'a> {
         }
         let total: i128 = self.client_of.iter().enumerate().map(|(task, &c)| i128::from(self.costs.row(task)[c])).sum();
         let cost = i64::try_from(total).map_err(|_| FlowError::Overflow)?;
-        Ok(Assignment { clients: std::mem::take(&mut self.client_of), cost })
+        Ok(Matching { clients: std::mem::take(&mut self.client_of), cost })
     }
 
     /// One successive-shortest-path step: a cheapest chain that puts `task` on some client and

@@ -1,14 +1,14 @@
-//! The orders Kafka Streams' assignors sort by, as Java defines them.
+//! Java's orders: `compareTo` of the keys Kafka sorts and puts in tree bins, and `Double.compare`.
 //!
 //! Java's `UUID.compareTo` compares the high 64 bits as a *signed* long, then the low 64 bits as a
 //! signed long. That is not the byte order [`ProcessId`]'s own `Ord` uses (the wire type sorts
-//! like the bytes, i.e. unsigned), so every assignor in this module sorts clients with
+//! like the bytes, i.e. unsigned), so every assignor sorts clients with
 //! [`cmp_process_ids`] instead. Task ids sort as Java's `TaskId.compareTo`, whose topology names
 //! compare as Java strings (UTF-16 code units).
 
 use std::cmp::Ordering;
 
-use crate::wire::{ProcessId, TaskId};
+use crate::wire::{HostInfo, ProcessId, TaskId, TopicPartition};
 
 /// Java's `UUID.compareTo` on two process ids: signed high 64 bits, then signed low 64 bits.
 ///
@@ -65,6 +65,60 @@ pub(crate) fn cmp_java_strings(a: &str, b: &str) -> Ordering {
 /// Java's `Double.compare` for the loads the assignors compute (never NaN: capacities are ≥ 1).
 pub(crate) fn cmp_loads(a: f64, b: f64) -> Ordering {
     a.total_cmp(&b)
+}
+
+/// Java's `compareTo` of keys that implement `Comparable<Self>`; a tree bin orders keys of equal
+/// hash by it.
+pub(crate) trait JavaComparable {
+    fn java_cmp(&self, other: &Self) -> Ordering;
+}
+
+impl JavaComparable for TaskId {
+    fn java_cmp(&self, other: &Self) -> Ordering {
+        cmp_task_ids(self, other)
+    }
+}
+
+impl JavaComparable for ProcessId {
+    fn java_cmp(&self, other: &Self) -> Ordering {
+        cmp_process_ids(self, other)
+    }
+}
+
+impl JavaComparable for str {
+    /// `String.compareTo`: over UTF-16 code units.
+    fn java_cmp(&self, other: &Self) -> Ordering {
+        cmp_java_strings(self, other)
+    }
+}
+
+impl JavaComparable for String {
+    fn java_cmp(&self, other: &Self) -> Ordering {
+        cmp_java_strings(self, other)
+    }
+}
+
+impl JavaComparable for TopicPartition {
+    /// `TopicPartition` is not `Comparable`: Java orders two distinct partitions of equal hash in
+    /// a tree bin by their identity hash codes, which differ from run to run. This fixed order
+    /// (topic, then partition) stands in for it; only such a tree bin can iterate differently.
+    fn java_cmp(&self, other: &Self) -> Ordering {
+        cmp_java_strings(&self.topic, &other.topic).then(self.partition.cmp(&other.partition))
+    }
+}
+
+impl JavaComparable for HostInfo {
+    /// `HostInfo` is not `Comparable` either; as for [`TopicPartition`], a fixed stand-in
+    /// (host, then port) for Java's identity-hash tie break.
+    fn java_cmp(&self, other: &Self) -> Ordering {
+        cmp_java_strings(&self.host, &other.host).then(self.port.cmp(&other.port))
+    }
+}
+
+impl<T: JavaComparable + ?Sized> JavaComparable for &T {
+    fn java_cmp(&self, other: &Self) -> Ordering {
+        (**self).java_cmp(*other)
+    }
 }
 
 #[cfg(test)]

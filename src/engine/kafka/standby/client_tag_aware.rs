@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::StandbyTaskAssignor;
-use crate::engine::java_hash::JavaHashMap;
+use crate::engine::kafka::priority_set::PrioritySet;
 use crate::engine::model::{Client, Model, Placement, Task};
-use crate::engine::priority_set::PrioritySet;
+use crate::jdk::hash_map::JavaHashMap;
 use crate::wire::TaskId;
 
 /// Places standbys on clients whose tags differ from the other copies' tags.
@@ -17,7 +17,7 @@ use crate::wire::TaskId;
 /// and gives the next standby to the least loaded remaining client without a copy. Standbys that
 /// find no such client are placed at the end on the least loaded clients, visiting the tasks in
 /// the iteration order of Kafka's `HashMap<TaskId, Integer>` (reproduced exactly, see
-/// `java_hash.rs`).
+/// `jdk/hash_map.rs`).
 ///
 /// # Arguments
 /// * `model` - clients with their `client.tag.*` tags, stateful tasks, `num.standby.replicas`

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::{Client, Model, Task};
+use crate::engine::model::{Client, Model, Task};
 
 /// Per client and sub-topology: the tasks held and the capacity-proportional share.
 pub(crate) struct Mix {

@@ -1,11 +1,11 @@
 //! What Kafka Streams runs when the changelog end offsets could not be fetched:
 //! `FallbackPriorTaskAssignor`.
 
-use super::assignor::{AssignError, TaskAssignor};
-use super::input::AssignmentInput;
 use super::legacy_sticky;
-use super::model::Model;
-use super::output::Assignment;
+use crate::engine::assignor::{AssignError, TaskAssignor};
+use crate::engine::input::AssignmentInput;
+use crate::engine::model::Model;
+use crate::engine::output::Assignment;
 
 /// The fallback assignor: the legacy sticky assignor in "preserve" mode (every previous active
 /// owner keeps its tasks, whatever the quota), without rack awareness, always asking for a
@@ -18,7 +18,7 @@ use super::output::Assignment;
 /// Kafka 4.4.0's assignment, with `probing_rebalance_needed` set and no warm-ups.
 ///
 /// # Complexity
-/// As [`LegacyStickyTaskAssignor`](super::LegacyStickyTaskAssignor): O(T² + T · N).
+/// As [`LegacyStickyTaskAssignor`](crate::engine::LegacyStickyTaskAssignor): O(T² + T · N).
 ///
 /// # Example
 /// ```

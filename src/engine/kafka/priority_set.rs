@@ -11,9 +11,10 @@
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
-use super::java_hash::{JavaHashCode, JavaHashSet, spread};
-use super::model::Client;
-use super::order::{cmp_loads, cmp_process_ids};
+use crate::engine::model::Client;
+use crate::jdk::cmp::{cmp_loads, cmp_process_ids};
+use crate::jdk::hash::{JavaHashCode, spread};
+use crate::jdk::hash_map::JavaHashSet;
 use crate::wire::ProcessId;
 
 /// A load with Java's `Double.compare` order.

@@ -24,11 +24,40 @@
 //! has a stateful task, and only its stateful tasks enter step 5 (in Kafka a sub-topology's tasks
 //! are all stateful or all stateless).
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use super::java_hash::{JavaHashMap, JavaHashSet, Subtopology};
-use super::model::{Client, Model, Task};
+use crate::engine::model::{Client, Model, Task};
+use crate::jdk::cmp::{JavaComparable, cmp_java_strings};
+use crate::jdk::hash::{JavaHashCode, objects_hash, string_hash};
+use crate::jdk::hash_map::{JavaHashMap, JavaHashSet};
 use crate::wire::{ProcessId, TaskId};
+
+/// `TopologyMetadata.Subtopology`: a sub-topology id and an optional topology name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Subtopology {
+    id: i32,
+    topology: Option<std::sync::Arc<str>>,
+}
+
+impl JavaHashCode for Subtopology {
+    /// `Objects.hash(nodeGroupId, namedTopology)`.
+    fn java_hash_code(&self) -> i32 {
+        objects_hash(&[self.id, self.topology.as_deref().map_or(0, string_hash)])
+    }
+}
+
+impl JavaComparable for Subtopology {
+    /// `Subtopology.compareTo`: id, then topology name (null first).
+    fn java_cmp(&self, other: &Self) -> Ordering {
+        self.id.cmp(&other.id).then_with(|| match (&self.topology, &other.topology) {
+            (None, None) => Ordering::Equal,
+            (None, Some(_)) => Ordering::Less,
+            (Some(_), None) => Ordering::Greater,
+            (Some(a), Some(b)) => cmp_java_strings(a, b),
+        })
+    }
+}
 
 /// `Subtopology.compareTo` as a key: id, then the name as UTF-16 (`None` first).
 type SubtopologyOrder = (i32, Option<Vec<u16>>);

@@ -1,22 +1,19 @@
 //! Kafka Streams' pre-KIP-441 assignor: `LegacyStickyTaskAssignor` (`StickyTaskAssignor` before
-//! Kafka 3.8). Also the engine of [`FallbackPriorTaskAssignor`](super::FallbackPriorTaskAssignor).
+//! Kafka 3.8). Also the engine of [`FallbackPriorTaskAssignor`](crate::engine::FallbackPriorTaskAssignor).
 
 use std::collections::{HashMap, HashSet};
 
-use super::assignor::{AssignError, TaskAssignor};
-use super::input::AssignmentInput;
-use super::java_hash::{JavaHashMap, JavaHashSet};
 use super::leader_collections::LeaderCollections;
-use super::model::{Client, Model, Placement, Task};
-use super::order::cmp_task_ids;
-use super::output::Assignment;
-use super::rack_aware::{self, RackAwareOptimizer};
+use crate::engine::assignor::{AssignError, TaskAssignor};
+use crate::engine::costs::{LEGACY_STICKY_NON_OVERLAP_COST, LEGACY_STICKY_TRAFFIC_COST};
+use crate::engine::input::AssignmentInput;
+use crate::engine::model::{Client, Model, Placement, Task};
+use crate::engine::output::Assignment;
+use crate::engine::rack_aware::optimizer::RackAwareOptimizer;
+use crate::engine::rack_aware;
+use crate::jdk::cmp::cmp_task_ids;
+use crate::jdk::hash_map::{JavaHashMap, JavaHashSet};
 use crate::wire::{LATEST_OFFSET, ProcessId, TaskId};
-
-/// Default rack-aware traffic cost of the legacy sticky assignor.
-pub(crate) const DEFAULT_TRAFFIC_COST: i32 = 1;
-/// Default rack-aware non-overlap cost of the legacy sticky assignor.
-pub(crate) const DEFAULT_NON_OVERLAP_COST: i32 = 10;
 
 /// The legacy sticky assignor: previous owners keep their tasks up to a per-thread quota, the rest
 /// go to the least loaded clients, preferring clients where a task forms a new pair with the
@@ -24,7 +21,7 @@ pub(crate) const DEFAULT_NON_OVERLAP_COST: i32 = 10;
 ///
 /// # Arguments
 /// An [`AssignmentInput`]. Previous tasks come from the clients' owned partitions
-/// ([`owned_active_tasks`](super::ClientInput::owned_active_tasks)) and offset sums (`-2`:
+/// ([`owned_active_tasks`](crate::engine::ClientInput::owned_active_tasks)) and offset sums (`-2`:
 /// previous active, anything else: previous standby), as in Kafka's `ClientState`.
 ///
 /// # Returns
@@ -40,7 +37,7 @@ pub(crate) const DEFAULT_NON_OVERLAP_COST: i32 = 10;
 /// otherwise a client replaces the best so far only with a strictly lower `assignedTaskLoad` (or
 /// equal load and more threads), and in a first pass only if the task would form a pair not yet
 /// co-located in this run. Iteration orders are replayed exactly (see `leader_collections.rs` and
-/// `java_hash.rs`).
+/// `jdk/hash_map.rs`).
 ///
 /// # Complexity
 /// O(T · (N + T/N · N)) = O(T² + T · N) time for T tasks and N clients (each least-loaded scan
@@ -92,8 +89,8 @@ pub(crate) fn run(model: &Model<'_>, preserve: bool, rack: Option<Box<dyn RackAw
     state.assign_active();
     let mut rack = rack;
     let configs = &model.input.configs;
-    let traffic = configs.rack_aware_assignment_traffic_cost.unwrap_or(DEFAULT_TRAFFIC_COST);
-    let non_overlap = configs.rack_aware_assignment_non_overlap_cost.unwrap_or(DEFAULT_NON_OVERLAP_COST);
+    let traffic = configs.rack_aware_assignment_traffic_cost.unwrap_or(LEGACY_STICKY_TRAFFIC_COST);
+    let non_overlap = configs.rack_aware_assignment_non_overlap_cost.unwrap_or(LEGACY_STICKY_NON_OVERLAP_COST);
     let enabled = |rack: &mut Option<Box<dyn RackAwareOptimizer>>| rack.as_mut().is_some_and(|r| r.can_enable());
     if enabled(&mut rack) {
         let rack = rack.as_mut().expect("enabled");
@@ -335,7 +332,7 @@ impl<'a, 'm> Sticky<'a, 'm> {
 /// Kafka's previous active and standby tasks of a client (`ClientState.initializePrevTasks`):
 /// the owned tasks plus those reported at `-2` are active, the other reported tasks standby.
 /// Both sorted in `TaskId` order.
-pub(crate) fn previous_tasks(client: &super::input::ClientInput) -> (Vec<TaskId>, Vec<TaskId>) {
+pub(crate) fn previous_tasks(client: &crate::engine::input::ClientInput) -> (Vec<TaskId>, Vec<TaskId>) {
     let mut actives: Vec<TaskId> = client.owned_active_tasks.iter().cloned().collect();
     for (task, &sum) in &client.task_offset_sums {
         if sum == LATEST_OFFSET && !client.owned_active_tasks.contains(task) {

@@ -3,10 +3,10 @@
 
 use std::cmp::Ordering;
 
-use super::java_queue::JavaPriorityQueue;
-use super::lags::LagIndex;
-use super::model::{Client, Model, Placement, Task};
 use super::priority_set::JavaPrioritySet;
+use crate::engine::lags::LagIndex;
+use crate::engine::model::{Client, Model, Placement, Task};
+use crate::jdk::priority_queue::JavaPriorityQueue;
 
 /// A scheduled movement: task `task` is on `destination`, which is not caught up on it.
 #[derive(Debug, Clone, Copy)]

@@ -1,8 +1,8 @@
 //! Least-loaded standby placement: Kafka's `DefaultStandbyTaskAssignor`.
 
 use super::StandbyTaskAssignor;
+use crate::engine::kafka::priority_set::PrioritySet;
 use crate::engine::model::{Model, Placement};
-use crate::engine::priority_set::PrioritySet;
 
 /// Gives each standby to the least loaded client that holds no copy of the task.
 ///

@@ -2,17 +2,21 @@
 //! property tests and the benchmarks.
 //!
 //! Generation is deterministic: the same `(seed, index)` gives the same scenario on every platform
-//! and in every version of this crate that keeps [`GENERATOR_VERSION`]. The random source is a
-//! SplitMix64 stream, written out here so that no dependency can change it.
+//! and in every version of this crate that keeps [`GENERATOR_VERSION`]. The random source is
+//! [`Rng`], a SplitMix64 stream written out in this crate so that no dependency can change it.
+//!
+//! Test data, not part of the API: compiled only with the cargo feature `testdata`, which this
+//! crate's own tests and benchmarks turn on.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::assignor::AssignorKind;
 use super::config::{AssignmentConfigs, RackAwareStrategy};
 use super::input::{AssignmentInput, ClientInput};
+use super::registry::AssignorKind;
 use crate::wire::{LATEST_OFFSET, ProcessId, TaskId, UNKNOWN_OFFSET_SUM};
+pub use crate::rng::Rng;
 
 /// Bumped whenever the same seed starts giving different scenarios.
 pub const GENERATOR_VERSION: u32 = 2;
@@ -30,49 +34,6 @@ pub struct Scenario {
     pub input: AssignmentInput,
 }
 
-/// SplitMix64 (Steele, Lea and Flood 2014).
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A stream from `seed`.
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `lo..=hi`.
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        debug_assert!(lo <= hi);
-        let span = (hi - lo) as u64 + 1;
-        lo + (self.next_u64() % span) as i64
-    }
-
-    /// `true` with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
-    }
-
-    /// An element of a non-empty slice.
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.range(0, items.len() as i64 - 1) as usize]
-    }
-
-    /// A random (v4-shaped) process id.
-    pub fn process_id(&mut self) -> ProcessId {
-        let bytes = (u128::from(self.next_u64()) << 64) | u128::from(self.next_u64());
-        ProcessId(uuid::Builder::from_random_bytes(bytes.to_be_bytes()).into_uuid())
-    }
-}
-
 /// The scenario `index` of the stream `seed`, as the differential test uses them: 1–50 clients
 /// with 1–8 threads, up to 500 tasks in up to 8 sub-topologies (1.5 % have 2–8 clients and
 /// 9–10 sub-topologies of 249–300 partitions, where Java's hash maps grow tree bins), 0–3 standbys (now and then -1,
@@ -82,10 +43,10 @@ impl Rng {
 /// assignors, and failed end-offset fetches now and then.
 ///
 /// ```
-/// use kstreams_assignor::engine::scenario;
+/// use kstreams_assignor::engine::testdata;
 ///
-/// let a = scenario::random(1, 7);
-/// assert_eq!(a, scenario::random(1, 7));
+/// let a = testdata::random(1, 7);
+/// assert_eq!(a, testdata::random(1, 7));
 /// assert!((1..=50).contains(&a.input.clients.len()));
 /// ```
 pub fn random(seed: u64, index: u64) -> Scenario {
@@ -149,7 +110,7 @@ pub fn random(seed: u64, index: u64) -> Scenario {
 /// clients are new, so the assignor has movements and warm-ups to plan.
 ///
 /// ```
-/// let s = kstreams_assignor::engine::scenario::steady_state(1, 10, 2, 100, 1);
+/// let s = kstreams_assignor::engine::testdata::steady_state(1, 10, 2, 100, 1);
 /// assert_eq!(s.input.clients.len(), 10);
 /// assert_eq!(s.input.stateful_tasks.len(), 100);
 /// ```

@@ -1,7 +1,7 @@
 //! Moving tasks from overloaded to underloaded clients until no single move helps: Kafka's
 //! `HighAvailabilityTaskAssignor.balanceTasksOverThreads`.
 
-use super::model::{Client, Placement, Task};
+use crate::engine::model::{Client, Placement, Task};
 
 /// Which of a client's assigned sets the balancing moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,8 +8,8 @@
 pub(crate) mod client_tag_aware;
 pub(crate) mod default;
 
-use super::config::AssignmentConfigs;
-use super::model::{Client, Model, Placement, Task};
+use crate::engine::config::AssignmentConfigs;
+use crate::engine::model::{Client, Model, Placement, Task};
 
 /// A standby placement algorithm (Kafka's `StandbyTaskAssignor`).
 pub(crate) trait StandbyTaskAssignor {

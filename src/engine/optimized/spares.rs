@@ -1,0 +1,138 @@
+//! Step 5, the spares: make-before-break standby moves, and the idle warm-up budget spent on
+//! the tasks whose loss would cost most.
+
+use std::collections::BTreeSet;
+
+use super::holders::effective_lag;
+use crate::engine::lags::LagIndex;
+use crate::engine::model::{Client, Model, Placement, Task};
+
+/// Spare replicas: up to `budget` standbys beyond `num.standby.replicas`, so that a crash of a
+/// task's owner restores less. A task qualifies when no warm-up is moving it and it has no
+/// standby (its weight: its changelog size, the restore a spare saves once caught up) or only
+/// standbys still restoring (its weight: how much further ahead the spare's client is than the
+/// best of them, as when a standby moves and its old client still holds a fresh copy). One at a
+/// time, each spare goes to a task of the client whose crash would restore the most (the sum of
+/// the weights of its qualifying actives), its heaviest task first. A copy already caught up
+/// counts twice, so a spare stays where it is unless the need elsewhere is twice as large. Each
+/// spare goes to the client with the freshest copy, then the least load.
+///
+/// Complexity: O(T·N + min(budget, T)·T) for T stateful tasks and N clients.
+pub(super) fn place_spares(
+    model: &Model<'_>,
+    lags: &LagIndex,
+    placement: &mut Placement,
+    budget: usize,
+    warmups: &[(Client, Task)],
+) -> Vec<(Client, Task)> {
+    let mut spares = Vec::new();
+    if budget == 0 {
+        return spares;
+    }
+    let n = model.num_clients();
+    let owners = placement.active_clients(model.tasks.len());
+    // Per task: what a crash of its owner would restore from its standbys (`i64::MAX`: none).
+    let mut exposed = vec![i64::MAX; model.tasks.len()];
+    for c in 0..n {
+        for &t in &placement.standby[c] {
+            let lag = if lags.is_caught_up(c, t) { 0 } else { effective_lag(model, c, t) };
+            exposed[t as usize] = exposed[t as usize].min(lag);
+        }
+    }
+    // A task warming up for a move is on its way already.
+    warmups.iter().for_each(|&(_, t)| exposed[t as usize] = 0);
+    // Per exposed stateful task with a known size: its owner, the spare's host, the weight.
+    let mut candidates: Vec<(Task, Client, Client, i64)> = Vec::new();
+    let mut exposure = vec![0i64; n];
+    for &t in &model.stateful_tasks {
+        let size = model.end_offset_sums[t as usize];
+        let Some(owner) = owners[t as usize] else { continue };
+        if size <= 0 || exposed[t as usize] == 0 {
+            continue;
+        }
+        let by_copy = |&a: &Client, &b: &Client| {
+            effective_lag(model, a, t)
+                .cmp(&effective_lag(model, b, t))
+                .then(placement.assigned_load(a).total_cmp(&placement.assigned_load(b)))
+                .then(a.cmp(&b))
+        };
+        let Some(host) = (0..n).filter(|&c| c != owner && !placement.has_standby(c, t)).min_by(by_copy) else { continue };
+        // A task without standbys is worth its size (once caught up, the spare saves a whole
+        // restore); one whose standbys still restore, what the spare's head start saves.
+        let weight = match exposed[t as usize] {
+            i64::MAX => size,
+            lag => lag.min(size) - effective_lag(model, host, t).clamp(0, lag.min(size)),
+        };
+        if weight <= 0 {
+            continue;
+        }
+        let weight = if lags.is_caught_up(host, t) { weight.saturating_mul(2) } else { weight };
+        exposure[owner] = exposure[owner].saturating_add(weight);
+        candidates.push((t, owner, host, weight));
+    }
+    for _ in 0..budget {
+        let best = (0..candidates.len()).max_by(|&i, &j| {
+            let (a, b) = (&candidates[i], &candidates[j]);
+            exposure[a.1].cmp(&exposure[b.1]).then(a.3.cmp(&b.3)).then(b.0.cmp(&a.0))
+        });
+        let Some(i) = best else { break };
+        let (t, owner, host, weight) = candidates.swap_remove(i);
+        exposure[owner] -= weight;
+        placement.assign_standby(host, t);
+        spares.push((host, t));
+    }
+    spares
+}
+
+/// Standbys move make-before-break: where a task's standbys (warm-ups aside) include copies
+/// still restoring, each of its other local copies that is fresher than one of them stays as a
+/// spare until the next rebalance, the freshest against the stalest. Such a copy is state a
+/// member reported and still holds, usually the standby (or active) it ran until now: keeping it
+/// adds no restore the new standby does not need anyway, and if the active's client crashes
+/// before the new standby catches up, the task restores from the kept copy instead.
+///
+/// Complexity: O(S·log W + R·log R) for S standbys, W warm-ups and R reported offset sums.
+pub(super) fn keep_fresher_copies(
+    model: &Model<'_>,
+    lags: &LagIndex,
+    placement: &mut Placement,
+    warmups: &[(Client, Task)],
+) -> Vec<(Client, Task)> {
+    let warming: BTreeSet<(Client, Task)> = warmups.iter().copied().collect();
+    // Per task: the lags of its standbys still restoring.
+    let mut restoring: Vec<Vec<i64>> = vec![Vec::new(); model.tasks.len()];
+    for (c, standbys) in placement.standby.iter().enumerate() {
+        for &t in standbys {
+            if !lags.is_caught_up(c, t) && !warming.contains(&(c, t)) {
+                restoring[t as usize].push(effective_lag(model, c, t));
+            }
+        }
+    }
+    let mut kept = Vec::new();
+    for &t in &model.stateful_tasks {
+        let stale = &mut restoring[t as usize];
+        if stale.is_empty() {
+            continue;
+        }
+        stale.sort_unstable_by(|a, b| b.cmp(a));
+        let mut fresher: Vec<(i64, Client)> = lags
+            .reporters(t)
+            .iter()
+            .filter(|&&(_, c)| !placement.has_assigned_task(c, t))
+            .map(|&(_, c)| (effective_lag(model, c, t), c))
+            .collect();
+        fresher.sort_unstable();
+        // Pairing the freshest with the stalest keeps the most copies: where one pair fails,
+        // every later copy is staler and every later standby fresher.
+        for (&(lag, c), &worst) in fresher.iter().zip(stale.iter()) {
+            if lag >= worst {
+                break;
+            }
+            kept.push((c, t));
+        }
+    }
+    for &(c, t) in &kept {
+        placement.assign_standby(c, t);
+    }
+    kept
+}

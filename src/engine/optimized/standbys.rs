@@ -1,0 +1,265 @@
+//! Step 4, the standbys: per-client quotas on top of the target's actives and a min-cost flow
+//! that keeps the copies that exist, then prefers the target of a pending move.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::holders::lags_caught_up;
+use super::quotas::{imbalance, sticky_quotas};
+use crate::engine::assignor::AssignError;
+use crate::engine::model::{Client, Model, Placement, Task};
+use crate::flow::Graph;
+
+/// Gives each stateful task `wanted` standbys: a min-cost flow that keeps the copies with the
+/// smallest lags, then prefers pending targets, then any client, within per-client quotas (with
+/// overflow at a high cost where the quotas cannot be met).
+///
+/// The quotas count the target's actives (`targets`), not the actives held while warm-ups
+/// restore, so that standbys do not move back and forth while the actives converge; within the
+/// balanced window they follow the copies that exist (see [`sticky_quotas`]).
+///
+/// Every client without a copy costs the same, so the network reaches them through one shared
+/// node: source → task (`wanted` units); task → each client with a copy or the pending target
+/// (1 unit, cost 0 or 1); task → shared node (cost 2) → every client; client → sink (its quota,
+/// then overflow). That network may route a task's unit to its active's client or to a client
+/// already holding it; the units of the shared node are then dealt to the tasks
+/// ([`deal_shared`]): in order, each to the lowest-numbered client allowed that has units left,
+/// trading units dealt earlier where none is. Every unit through the shared node costs the
+/// same, so a complete deal costs what the network's optimum does, which is no more than the
+/// optimum of the network with an edge per task and client (its relaxation) — the deal is
+/// optimal. Where no complete deal exists for the network's flow, that full network is solved
+/// instead ([`place_standbys_full`]).
+///
+/// Returns whether the deal completed (`false`: the full network was solved).
+///
+/// Complexity: the flow has T·(1 + copies) + N edges and T·`wanted` units; the deal
+/// O(T·`wanted`·(`wanted` + log N)), plus O(T·N·`wanted`) at most for each trade.
+pub(super) fn place_standbys(
+    model: &Model<'_>,
+    placement: &mut Placement,
+    caps: &[u64],
+    targets: &[usize],
+    wanted: usize,
+    pending: &[(Task, Client)],
+) -> Result<bool, AssignError> {
+    let n = model.num_clients();
+    let tasks = &model.stateful_tasks;
+    let active_on = placement.active_clients(model.tasks.len());
+    // Per task: the clients holding a copy of it, its active's client aside.
+    let mut holders: Vec<Vec<Client>> = vec![Vec::new(); model.tasks.len()];
+    for (c, client) in model.clients.iter().enumerate() {
+        for &t in client.reported.keys() {
+            if model.stateful[t as usize] && active_on[t as usize] != Some(c) {
+                holders[t as usize].push(c);
+            }
+        }
+    }
+    holders.iter_mut().for_each(|h| h.sort_unstable());
+    let mut claims: Vec<usize> = targets.to_vec();
+    holders.iter().flatten().for_each(|&c| claims[c] += 1);
+    // A client holds at most one copy of each task.
+    let quotas = sticky_quotas(tasks.len() * wanted, caps, targets, &claims, tasks.len(), imbalance(model));
+    let mut target_of = vec![None; model.tasks.len()];
+    for &(t, d) in pending {
+        target_of[t as usize] = Some(d);
+    }
+    let (source, sink) = (0, 1);
+    let task_node = |k: usize| 2 + k;
+    let client_node = |c: Client| 2 + tasks.len() + c;
+    let pool = 2 + tasks.len() + n;
+    let mut graph = Graph::new(3 + tasks.len() + n);
+    let internal = |_| AssignError::Internal("optimized assignor: standby graph");
+    let mut direct = Vec::new();
+    let mut shared = Vec::with_capacity(tasks.len());
+    for (k, &t) in tasks.iter().enumerate() {
+        graph.add_edge(source, task_node(k), wanted as i64, 0).map_err(internal)?;
+        let pending_target = target_of[t as usize].filter(|&d| active_on[t as usize] != Some(d) && !holders[t as usize].contains(&d));
+        for &c in holders[t as usize].iter().chain(&pending_target) {
+            let cost = i64::from(!(holders[t as usize].contains(&c) && lags_caught_up(model, c, t)));
+            direct.push((graph.add_edge(task_node(k), client_node(c), 1, cost).map_err(internal)?, c, k));
+        }
+        shared.push(graph.add_edge(task_node(k), pool, wanted as i64, 2).map_err(internal)?);
+    }
+    let mut dealt = Vec::with_capacity(n);
+    for c in 0..n {
+        dealt.push(graph.add_edge(pool, client_node(c), tasks.len() as i64, 0).map_err(internal)?);
+        let quota = quotas[c].saturating_sub(targets[c]);
+        graph.add_edge(client_node(c), sink, quota as i64, 0).map_err(internal)?;
+        graph.add_edge(client_node(c), sink, tasks.len() as i64, 1_000_000).map_err(internal)?;
+    }
+    graph.min_cost_flow(source, sink, (tasks.len() * wanted) as i64).map_err(internal)?;
+    // The copies each task keeps or gets from its own edges, then the shared units.
+    let mut chosen: Vec<Vec<Client>> = vec![Vec::new(); tasks.len()];
+    for &(edge, c, k) in &direct {
+        if graph.flow(edge) > 0 {
+            chosen[k].push(c);
+        }
+    }
+    let units: Vec<i64> = dealt.iter().map(|&e| graph.flow(e)).collect();
+    let wants: Vec<i64> = shared.iter().map(|&e| graph.flow(e)).collect();
+    let actives: Vec<Option<Client>> = tasks.iter().map(|&t| active_on[t as usize]).collect();
+    if !deal_shared(units, &wants, &actives, &mut chosen) {
+        return place_standbys_full(model, placement, &quotas, targets, &target_of, wanted).map(|()| false);
+    }
+    for (k, &t) in tasks.iter().enumerate() {
+        for &c in &chosen[k] {
+            placement.assign_standby(c, t);
+        }
+    }
+    Ok(true)
+}
+
+/// Deals the shared node's units (`units[c]` of client `c`) to the tasks (`wants[k]` to task
+/// `k`), in task order, each unit to the lowest-numbered client with units left that neither
+/// runs the task (`actives[k]`) nor holds a copy of it already (`chosen[k]`, which the deal
+/// extends).
+///
+/// Where every client with units left is barred from the task, units dealt to earlier tasks
+/// are traded along an augmenting path ([`trade_for`]). Every unit of the shared node costs the
+/// same and each client's count is unchanged, so trades keep the flow's cost.
+///
+/// Returns `false` when no complete deal exists.
+pub(super) fn deal_shared(mut units: Vec<i64>, wants: &[i64], actives: &[Option<Client>], chosen: &mut [Vec<Client>]) -> bool {
+    // The clients with units left, lowest first.
+    let mut left: BinaryHeap<Reverse<Client>> = (0..units.len()).filter(|&c| units[c] > 0).map(Reverse).collect();
+    // Per task: where its dealt units start in `chosen` (the copies of its own edges come first).
+    let own: Vec<usize> = chosen.iter().map(Vec::len).collect();
+    let mut barred = Vec::new();
+    for k in 0..wants.len() {
+        for _ in 0..wants[k] {
+            let pick = loop {
+                match left.pop() {
+                    Some(Reverse(c)) if may_take(actives, chosen, k, c) => break Some(c),
+                    Some(entry) => barred.push(entry),
+                    None => break None,
+                }
+            };
+            left.extend(barred.drain(..));
+            if let Some(c) = pick {
+                chosen[k].push(c);
+                units[c] -= 1;
+                if units[c] > 0 {
+                    left.push(Reverse(c));
+                }
+            } else {
+                let Some(c) = trade_for(k, &units, actives, &own, chosen) else { return false };
+                units[c] -= 1;
+                if units[c] == 0 {
+                    left.retain(|&Reverse(x)| x != c);
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Whether task `k` may take a unit on client `c`: `c` neither runs it nor holds a copy of it.
+pub(super) fn may_take(actives: &[Option<Client>], chosen: &[Vec<Client>], k: usize, c: Client) -> bool {
+    actives[k] != Some(c) && !chosen[k].contains(&c)
+}
+
+/// Gives task `k` one more client by trading units dealt to tasks before it: a breadth-first
+/// search for `k` → client ← task → client ← … → a client with units left, where each
+/// "← task" holds that client through a dealt unit (not a copy of its own edges) and each
+/// "task →" may take the next client. Along the path each task swaps to the next client and `k`
+/// takes the first. Returns the client whose unit was used, or `None` when no path exists, in
+/// which case no deal gives `k` another unit without taking one from another task.
+///
+/// Each task reached first tries the clients with units left, so a path of one trade costs
+/// O(U + N·S) for N clients, U units dealt so far and at most S clients per task; the whole
+/// search O(U + k·N·S) at most.
+pub(super) fn trade_for(k: usize, units: &[i64], actives: &[Option<Client>], own: &[usize], chosen: &mut [Vec<Client>]) -> Option<Client> {
+    let n = units.len();
+    // Per client: the (task, slot) pairs of units dealt to it so far.
+    let mut dealt_to: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+    for j in 0..k {
+        for i in own[j]..chosen[j].len() {
+            dealt_to[chosen[j][i]].push((j, i));
+        }
+    }
+    // The clients with units left: a path ends at the first of them it reaches.
+    let spare: Vec<Client> = (0..n).filter(|&c| units[c] > 0).collect();
+    // Per client reached: the client before it on the path and the (task, slot) that swaps.
+    let mut parent: Vec<Option<(Client, usize, usize)>> = vec![None; n];
+    let mut seen: Vec<bool> = (0..n).map(|c| may_take(actives, chosen, k, c)).collect();
+    let mut task_seen = vec![false; k];
+    let mut queue: std::collections::VecDeque<Client> = (0..n).filter(|&c| seen[c]).collect();
+    let mut end = spare.iter().copied().find(|&r| seen[r]);
+    while end.is_none() {
+        let c = queue.pop_front()?;
+        for &(j, i) in &dealt_to[c] {
+            if std::mem::replace(&mut task_seen[j], true) {
+                continue;
+            }
+            // Task `j` gives up `c`: for a client with units left if it may take one, else for
+            // any client it may take, from which the search goes on.
+            if let Some(r) = spare.iter().copied().find(|&r| !seen[r] && may_take(actives, chosen, j, r)) {
+                parent[r] = Some((c, j, i));
+                end = Some(r);
+                break;
+            }
+            for next in 0..n {
+                if !seen[next] && may_take(actives, chosen, j, next) {
+                    seen[next] = true;
+                    parent[next] = Some((c, j, i));
+                    queue.push_back(next);
+                }
+            }
+        }
+    }
+    let reached = end?;
+    let mut at = reached;
+    while let Some((before, j, i)) = parent[at] {
+        chosen[j][i] = at;
+        at = before;
+    }
+    chosen[k].push(at);
+    Some(reached)
+}
+
+/// [`place_standbys`] on the network with an edge from every task to every client without its
+/// active (T·N edges), with the quotas and pending targets it computed: the fallback where the
+/// shared node's units cannot be dealt.
+pub(super) fn place_standbys_full(
+    model: &Model<'_>,
+    placement: &mut Placement,
+    quotas: &[usize],
+    targets: &[usize],
+    target_of: &[Option<Client>],
+    wanted: usize,
+) -> Result<(), AssignError> {
+    let n = model.num_clients();
+    let tasks = &model.stateful_tasks;
+    let has_copy = |c: Client, t: Task| !placement.has_active(c, t) && model.clients[c].reported.contains_key(&t);
+    let (source, sink) = (0, 1);
+    let task_node = |k: usize| 2 + k;
+    let client_node = |c: Client| 2 + tasks.len() + c;
+    let mut graph = Graph::new(2 + tasks.len() + n);
+    let internal = |_| AssignError::Internal("optimized assignor: standby graph");
+    let mut choices = Vec::new();
+    for (k, &t) in tasks.iter().enumerate() {
+        graph.add_edge(source, task_node(k), wanted as i64, 0).map_err(internal)?;
+        for c in (0..n).filter(|&c| !placement.has_active(c, t)) {
+            let cost = if has_copy(c, t) && lags_caught_up(model, c, t) {
+                0
+            } else if has_copy(c, t) || target_of[t as usize] == Some(c) {
+                1
+            } else {
+                2
+            };
+            choices.push((graph.add_edge(task_node(k), client_node(c), 1, cost).map_err(internal)?, c, t));
+        }
+    }
+    for c in 0..n {
+        let quota = quotas[c].saturating_sub(targets[c]);
+        graph.add_edge(client_node(c), sink, quota as i64, 0).map_err(internal)?;
+        graph.add_edge(client_node(c), sink, tasks.len() as i64, 1_000_000).map_err(internal)?;
+    }
+    graph.min_cost_flow(source, sink, (tasks.len() * wanted) as i64).map_err(internal)?;
+    for (edge, c, t) in choices {
+        if graph.flow(edge) > 0 {
+            placement.assign_standby(c, t);
+        }
+    }
+    Ok(())
+}
