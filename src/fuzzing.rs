@@ -93,6 +93,7 @@ pub fn topology(data: &[u8]) {
 /// bytes, the layout check and the decoder fail with errors, never a panic, and nothing is
 /// reserved from a count the frame cannot hold (libFuzzer's `-malloc_limit_mb` turns such a
 /// reservation into a crash).
+#[cfg(feature = "net")]
 pub fn response(data: &[u8]) {
     use crate::group::connection::RESPONSE_DECODERS;
     let [which, version, body @ ..] = data else { return };

@@ -24,6 +24,7 @@
 
 pub mod engine;
 pub mod flow;
+#[cfg(feature = "net")]
 pub mod group;
 pub mod leader;
 pub mod sim;
