@@ -72,7 +72,9 @@ mod standby;
 mod task_movement;
 
 pub use assignor::{AssignError, AssignorKind, TaskAssignor, UnknownAssignor, assign, effective_assignor};
-pub use config::{AssignmentConfigs, ConfigError, MAX_RACK_AWARE_ASSIGNMENT_TAGS, RackAwareStrategy};
+pub use config::{
+    ASSIGNMENT_CONFIG_KEYS, AssignmentConfigs, ConfigError, MAX_RACK_AWARE_ASSIGNMENT_TAGS, RackAwareStrategy, SetConfigError,
+};
 pub use fallback_prior::FallbackPriorTaskAssignor;
 pub use high_availability::HighAvailabilityTaskAssignor;
 pub use input::{AssignmentInput, ClientInput, InputError, PreviousRebalance, TaskPartitions};
