@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use base64::Engine as _;
 use clap::ValueEnum;
 use kstreams_assignor::wire::inspect::{self, Kind};
-use kstreams_assignor::wire::{self, json};
+use kstreams_assignor::wire::message::Message;
 use serde_json::Value;
 
 use super::io::read_input;
@@ -93,46 +93,11 @@ pub(crate) fn decode(args: DecodeArgs) -> Result<String, String> {
 }
 
 fn encode_value(kind: Kind, view: &Value, version: Option<i32>) -> Result<Vec<u8>, String> {
-    let envelope_version = |v: i32| i16::try_from(v).map_err(|_| format!("envelope version {v} is out of range"));
-    let nested = |key: &str, inner: Kind| -> Result<Value, String> {
-        let mut view = view.clone();
-        if let Some(ud @ Value::Object(_)) = view.get(key) {
-            let bytes = encode_value(inner, ud, None).map_err(|e| format!("userData: {e}"))?;
-            view[key] = Value::String(hex::encode(bytes));
-        }
-        Ok(view)
-    };
-    let result = match kind {
-        Kind::Subscription => {
-            let mut m = json::subscription_from_view(view).map_err(|e| e.to_string())?;
-            if let Some(v) = version {
-                m = m.with_version(v);
-            }
-            m.encode()
-        }
-        Kind::Assignment => {
-            let mut m = json::assignment_from_view(view).map_err(|e| e.to_string())?;
-            if let Some(v) = version {
-                m = m.with_version(v);
-            }
-            m.encode()
-        }
-        Kind::SubscriptionEnvelope => {
-            let mut m = json::subscription_envelope_from_view(&nested("userData", Kind::Subscription)?).map_err(|e| e.to_string())?;
-            if let Some(v) = version {
-                m.version = envelope_version(v)?;
-            }
-            m.encode()
-        }
-        Kind::AssignmentEnvelope => {
-            let mut m = json::assignment_envelope_from_view(&nested("userData", Kind::Assignment)?).map_err(|e| e.to_string())?;
-            if let Some(v) = version {
-                m.version = envelope_version(v)?;
-            }
-            m.encode()
-        }
-    };
-    result.map_err(|e: wire::EncodeError| e.to_string())
+    let mut message = Message::from_view(kind, view).map_err(|e| e.to_string())?;
+    if let Some(v) = version {
+        message = message.with_version(v).map_err(|e| e.to_string())?;
+    }
+    message.encode().map_err(|e| e.to_string())
 }
 
 /// `encode`: the bytes in the asked format.

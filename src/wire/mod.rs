@@ -20,6 +20,7 @@ mod error;
 mod java_string;
 pub mod inspect;
 pub mod json;
+pub mod message;
 mod types;
 
 pub mod assignment_info;
