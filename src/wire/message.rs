@@ -1,5 +1,5 @@
 //! The four wire messages as one: [`Kind`] names them, [`Message`] holds one decoded, with
-//! decoding (and its lenience report), encoding and the JSON view of [`json`](super::json).
+//! decoding (and its lenience report), encoding and the JSON view of [`json`].
 //!
 //! ```
 //! use kstreams_assignor::wire::message::{Kind, Message};
@@ -176,7 +176,7 @@ impl Message {
         }
     }
 
-    /// The JSON view ([`json`](super::json)); an envelope's `userData` is `user_data` (a bare
+    /// The JSON view ([`json`]); an envelope's `userData` is `user_data` (a bare
     /// message ignores it). A subscription Java's leader would reject has none.
     pub fn view(&self, user_data: Value) -> Result<Value, DuplicateClientTag> {
         Ok(match self {
