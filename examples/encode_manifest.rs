@@ -6,18 +6,12 @@
 
 use std::path::PathBuf;
 
-use kstreams_assignor::wire::json;
+use kstreams_assignor::wire::message::{Kind, Message};
 use serde_json::{Value, json};
 
 fn encode(message: &str, view: &Value) -> Result<Vec<u8>, String> {
-    let s = |e: &dyn std::fmt::Display| e.to_string();
-    match message {
-        "subscription" => json::subscription_from_view(view).map_err(|e| s(&e))?.encode().map_err(|e| s(&e)),
-        "assignment" => json::assignment_from_view(view).map_err(|e| s(&e))?.encode().map_err(|e| s(&e)),
-        "subscription-envelope" => json::subscription_envelope_from_view(view).map_err(|e| s(&e))?.encode().map_err(|e| s(&e)),
-        "assignment-envelope" => json::assignment_envelope_from_view(view).map_err(|e| s(&e))?.encode().map_err(|e| s(&e)),
-        other => Err(format!("unknown message {other}")),
-    }
+    let kind: Kind = message.parse().map_err(|_| format!("unknown message {message}"))?;
+    Message::from_view(kind, view).map_err(|e| e.to_string())?.encode().map_err(|e| e.to_string())
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -24,6 +24,7 @@
 
 pub mod engine;
 pub mod flow;
+#[cfg(feature = "net")]
 pub mod group;
 mod jdk;
 pub mod leader;

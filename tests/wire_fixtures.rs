@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use kstreams_assignor::wire::json::{self, hex_user_data, normalize};
-use kstreams_assignor::wire::{AssignmentEnvelope, AssignmentInfo, Lenience, SubscriptionEnvelope, SubscriptionInfo};
+use kstreams_assignor::wire::Lenience;
+use kstreams_assignor::wire::json::{hex_user_data, normalize};
+use kstreams_assignor::wire::message::{Kind, Message};
 use serde_json::Value;
 
 fn fixtures_dir() -> PathBuf {
@@ -46,51 +47,24 @@ fn fixtures() -> Vec<Fixture> {
         .collect()
 }
 
+fn kind(message: &str) -> Kind {
+    message.parse().unwrap_or_else(|_| panic!("unknown message kind {message}"))
+}
+
 /// Decodes as the manifest's view (envelope user data as hex), with the lenience seen.
 fn view(message: &str, bytes: &[u8]) -> Result<(Value, Vec<Lenience>), String> {
-    let e = |e: &dyn std::fmt::Display| e.to_string();
-    match message {
-        "subscription" => {
-            let (m, l) = SubscriptionInfo::decode_reporting(bytes).map_err(|x| e(&x))?;
-            Ok((json::subscription_view(&m).map_err(|x| e(&x))?, l))
-        }
-        "assignment" => {
-            let (m, l) = AssignmentInfo::decode_reporting(bytes).map_err(|x| e(&x))?;
-            Ok((json::assignment_view(&m), l))
-        }
-        "subscription-envelope" => {
-            let (m, l) = SubscriptionEnvelope::decode_reporting(bytes).map_err(|x| e(&x))?;
-            Ok((json::subscription_envelope_view(&m, hex_user_data(m.user_data.as_deref())), l))
-        }
-        "assignment-envelope" => {
-            let (m, l) = AssignmentEnvelope::decode_reporting(bytes).map_err(|x| e(&x))?;
-            Ok((json::assignment_envelope_view(&m, hex_user_data(m.user_data.as_deref())), l))
-        }
-        other => panic!("unknown message kind {other}"),
-    }
+    let (m, l) = Message::decode_reporting(kind(message), bytes).map_err(|e| e.to_string())?;
+    Ok((m.view(hex_user_data(m.user_data())).map_err(|e| e.to_string())?, l))
 }
 
 /// Decodes and re-encodes without going through the view.
 fn reencode(message: &str, bytes: &[u8]) -> Vec<u8> {
-    match message {
-        "subscription" => SubscriptionInfo::decode(bytes).unwrap().encode().unwrap(),
-        "assignment" => AssignmentInfo::decode(bytes).unwrap().encode().unwrap(),
-        "subscription-envelope" => SubscriptionEnvelope::decode(bytes).unwrap().encode().unwrap(),
-        "assignment-envelope" => AssignmentEnvelope::decode(bytes).unwrap().encode().unwrap(),
-        other => panic!("unknown message kind {other}"),
-    }
+    Message::decode(kind(message), bytes).unwrap().encode().unwrap()
 }
 
 /// Builds the message from a view and encodes it at the view's version.
 fn encode_view(message: &str, view: &Value) -> Result<Vec<u8>, String> {
-    let e = |e: &dyn std::fmt::Display| e.to_string();
-    match message {
-        "subscription" => json::subscription_from_view(view).map_err(|x| e(&x))?.encode().map_err(|x| e(&x)),
-        "assignment" => json::assignment_from_view(view).map_err(|x| e(&x))?.encode().map_err(|x| e(&x)),
-        "subscription-envelope" => json::subscription_envelope_from_view(view).map_err(|x| e(&x))?.encode().map_err(|x| e(&x)),
-        "assignment-envelope" => json::assignment_envelope_from_view(view).map_err(|x| e(&x))?.encode().map_err(|x| e(&x)),
-        other => panic!("unknown message kind {other}"),
-    }
+    Message::from_view(kind(message), view).map_err(|e| e.to_string())?.encode().map_err(|e| e.to_string())
 }
 
 fn normalized(mut v: Value) -> Value {

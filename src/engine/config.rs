@@ -249,6 +249,94 @@ impl AssignmentConfigs {
     }
 }
 
+/// The keys of [`AssignmentConfigs`], in the order it serialises them: Kafka's, then this
+/// crate's `stream.imbalance.percentage` and `max.spare.replicas`.
+pub const ASSIGNMENT_CONFIG_KEYS: [&str; 10] = [
+    "num.standby.replicas",
+    "acceptable.recovery.lag",
+    "max.warmup.replicas",
+    "probing.rebalance.interval.ms",
+    "rack.aware.assignment.tags",
+    "rack.aware.assignment.strategy",
+    "rack.aware.assignment.traffic_cost",
+    "rack.aware.assignment.non_overlap_cost",
+    "stream.imbalance.percentage",
+    "max.spare.replicas",
+];
+
+/// A task assignor config given as text (`key=value`) that could not be applied.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SetConfigError {
+    /// The key is none of [`ASSIGNMENT_CONFIG_KEYS`].
+    #[error("{}: not a task assignor config (known: {})", .0, ASSIGNMENT_CONFIG_KEYS.join(", "))]
+    UnknownKey(String),
+    /// The value has the wrong type or Kafka would refuse it.
+    #[error(transparent)]
+    Invalid(serde_json::Error),
+}
+
+impl AssignmentConfigs {
+    /// Whether `key` is one of [`ASSIGNMENT_CONFIG_KEYS`].
+    pub fn is_key(key: &str) -> bool {
+        ASSIGNMENT_CONFIG_KEYS.contains(&key)
+    }
+
+    /// These configs with `(key, value)` overrides given as text, as a properties file or a
+    /// command line gives them: `rack.aware.assignment.tags` is a comma-separated list, a value
+    /// that reads as a number is one, anything else a string. The result is validated once all
+    /// overrides are in (a later override of a key replaces an earlier one).
+    ///
+    /// ```
+    /// use kstreams_assignor::engine::{AssignmentConfigs, SetConfigError};
+    ///
+    /// let configs = AssignmentConfigs::default()
+    ///     .with_overrides([("num.standby.replicas", "2"), ("rack.aware.assignment.tags", "zone,rack")])
+    ///     .unwrap();
+    /// assert_eq!(configs.num_standby_replicas, 2);
+    /// assert_eq!(configs.rack_aware_assignment_tags, ["zone", "rack"]);
+    ///
+    /// let err = AssignmentConfigs::default().with_overrides([("max.warmups", "4")]).unwrap_err();
+    /// assert!(matches!(err, SetConfigError::UnknownKey(_)));
+    /// let err = AssignmentConfigs::default().with_overrides([("max.warmup.replicas", "0")]).unwrap_err();
+    /// assert!(err.to_string().contains("Value must be at least 1"));
+    /// ```
+    pub fn with_overrides<'a>(&self, overrides: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, SetConfigError> {
+        use serde_json::Value;
+        let mut map = match serde_json::to_value(self).map_err(SetConfigError::Invalid)? {
+            Value::Object(map) => map,
+            other => unreachable!("configs serialize to an object, not {other}"),
+        };
+        for (key, value) in overrides {
+            if !Self::is_key(key) {
+                return Err(SetConfigError::UnknownKey(key.to_owned()));
+            }
+            let value = if key == "rack.aware.assignment.tags" {
+                Value::Array(value.split(',').filter(|t| !t.is_empty()).map(|t| Value::String(t.trim().to_owned())).collect())
+            } else {
+                serde_json::from_str::<Value>(value).ok().filter(Value::is_number).unwrap_or_else(|| Value::String(value.to_owned()))
+            };
+            map.insert(key.to_owned(), value);
+        }
+        serde_json::from_value(Value::Object(map)).map_err(SetConfigError::Invalid)
+    }
+
+    /// Sets one config given as text (see [`with_overrides`](Self::with_overrides)).
+    ///
+    /// ```
+    /// use kstreams_assignor::engine::AssignmentConfigs;
+    ///
+    /// let mut configs = AssignmentConfigs::default();
+    /// configs.set("probing.rebalance.interval.ms", "120000").unwrap();
+    /// assert_eq!(configs.probing_rebalance_interval_ms, 120_000);
+    /// assert!(configs.set("probing.rebalance.interval.ms", "soon").is_err());
+    /// ```
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), SetConfigError> {
+        *self = self.with_overrides([(key, value)])?;
+        Ok(())
+    }
+}
+
 /// The serialised form: every key optional, unknown keys refused.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -334,6 +422,8 @@ mod tests {
                 "rack.aware.assignment.non_overlap_cost": null,
             })
         );
+        let keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+        assert!(keys.iter().all(|k| AssignmentConfigs::is_key(k)), "{keys:?}");
         let back: AssignmentConfigs = serde_json::from_value(json).unwrap();
         assert_eq!(back, AssignmentConfigs::default());
         assert_eq!(serde_json::from_str::<AssignmentConfigs>("{}").unwrap(), AssignmentConfigs::default());

@@ -118,11 +118,11 @@ pub struct AssignmentInput {
     pub configs: AssignmentConfigs,
     /// The clients, in any order (assignors sort them as Kafka does).
     pub clients: Vec<ClientInput>,
-    /// Tasks with at least one changelog topic.
-    #[serde(default)]
+    /// Tasks with at least one changelog topic (in JSON a list, each task once).
+    #[serde(default, deserialize_with = "unique_tasks")]
     pub stateful_tasks: BTreeSet<TaskId>,
-    /// Tasks without a changelog.
-    #[serde(default)]
+    /// Tasks without a changelog (in JSON a list, each task once).
+    #[serde(default, deserialize_with = "unique_tasks")]
     pub stateless_tasks: BTreeSet<TaskId>,
     /// The changelog end-offset sum of every stateful task, or `None` when fetching the end
     /// offsets failed.
@@ -280,6 +280,46 @@ impl Default for AssignmentInput {
     }
 }
 
+/// A list of tasks in which each task appears once: a repeated task is an
+/// [`InputError::DuplicateTask`] at the repeat (so that the error's path names it), not merged.
+fn unique_tasks<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<BTreeSet<TaskId>, D::Error> {
+    use serde::de::{DeserializeSeed, Error, SeqAccess, Visitor};
+
+    /// One task, refused if `seen` has it.
+    struct New<'s>(&'s mut BTreeSet<TaskId>);
+
+    impl<'de> DeserializeSeed<'de> for New<'_> {
+        type Value = ();
+
+        fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+            let task = TaskId::deserialize(deserializer)?;
+            if self.0.contains(&task) {
+                return Err(D::Error::custom(InputError::DuplicateTask(task)));
+            }
+            self.0.insert(task);
+            Ok(())
+        }
+    }
+
+    struct Tasks;
+
+    impl<'de> Visitor<'de> for Tasks {
+        type Value = BTreeSet<TaskId>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a list of task ids")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut seen = BTreeSet::new();
+            while seq.next_element_seed(New(&mut seen))?.is_some() {}
+            Ok(seen)
+        }
+    }
+
+    deserializer.deserialize_seq(Tasks)
+}
+
 /// An input no assignor can work on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -290,6 +330,9 @@ pub enum InputError {
     /// There are no clients (Kafka's leader is always one; its assignors fail without clients).
     #[error("no clients")]
     NoClients,
+    /// A task is listed twice (in the JSON form, where a set would silently merge the two).
+    #[error("task {0} is listed twice")]
+    DuplicateTask(TaskId),
     /// Two clients have the same process id.
     #[error("process id {0} appears twice")]
     DuplicateProcessId(ProcessId),
@@ -324,4 +367,21 @@ pub enum InputError {
         /// The task.
         task: TaskId,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_a_task_listed_twice() {
+        let json = r#"{"clients": [], "changelogEndOffsetSums": {}, "statelessTasks": ["0_0", "0_1", "0_0"]}"#;
+        let de = &mut serde_json::Deserializer::from_str(json);
+        let err = serde_path_to_error::deserialize::<_, AssignmentInput>(de).unwrap_err();
+        assert_eq!(err.path().to_string(), "statelessTasks[2]");
+        assert!(err.to_string().contains("task 0_0 is listed twice"), "{err}");
+        let ok: AssignmentInput =
+            serde_json::from_str(r#"{"clients": [], "changelogEndOffsetSums": {}, "statefulTasks": ["0_0", "0_1"]}"#).unwrap();
+        assert_eq!(ok.stateful_tasks.len(), 2);
+    }
 }

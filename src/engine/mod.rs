@@ -74,7 +74,9 @@ mod task_lag;
 pub mod testdata;
 
 pub use assignor::{AssignError, TaskAssignor};
-pub use config::{AssignmentConfigs, ConfigError, MAX_RACK_AWARE_ASSIGNMENT_TAGS, RackAwareStrategy};
+pub use config::{
+    ASSIGNMENT_CONFIG_KEYS, AssignmentConfigs, ConfigError, MAX_RACK_AWARE_ASSIGNMENT_TAGS, RackAwareStrategy, SetConfigError,
+};
 pub use crate::jdk::cmp::{cmp_process_ids, cmp_task_ids};
 pub use input::{AssignmentInput, ClientInput, InputError, PreviousRebalance, TaskPartitions};
 pub use kafka::fallback_prior::FallbackPriorTaskAssignor;

@@ -2,6 +2,7 @@
 //! consumer, the member's reading of the assignment it receives, and a blocking group member
 //! over TCP that uses the hook.
 
+pub mod config_keys;
 pub mod connection;
 pub mod describe;
 pub mod hook;

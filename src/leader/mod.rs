@@ -32,6 +32,7 @@
 //! ```
 
 pub mod assign;
+pub mod config_keys;
 pub mod describe;
 mod java_order;
 pub mod tasks;

@@ -11,61 +11,12 @@
 //! assert_eq!(decoded.json["activeTasks"], serde_json::json!([]));
 //! ```
 
-use std::fmt;
-use std::str::FromStr;
-
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use super::error::Lenience;
-use super::json::{
-    assignment_envelope_view, assignment_view, subscription_envelope_view, subscription_view,
-};
-use super::{AssignmentEnvelope, AssignmentInfo, DecodeError, SubscriptionEnvelope, SubscriptionInfo};
-
-/// What a buffer holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// A bare `SubscriptionInfo`.
-    Subscription,
-    /// A bare `AssignmentInfo`.
-    Assignment,
-    /// A `ConsumerProtocolSubscription` (JoinGroup member metadata).
-    SubscriptionEnvelope,
-    /// A `ConsumerProtocolAssignment` (SyncGroup member assignment).
-    AssignmentEnvelope,
-}
-
-impl Kind {
-    /// All kinds, envelopes first (the order in which recognition prefers them).
-    pub const ALL: [Kind; 4] = [Kind::SubscriptionEnvelope, Kind::AssignmentEnvelope, Kind::Subscription, Kind::Assignment];
-
-    /// The name used on the command line and in JSON.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Kind::Subscription => "subscription",
-            Kind::Assignment => "assignment",
-            Kind::SubscriptionEnvelope => "subscription-envelope",
-            Kind::AssignmentEnvelope => "assignment-envelope",
-        }
-    }
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Kind {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Kind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
-            format!("unknown kind `{s}` (expected subscription, assignment, subscription-envelope or assignment-envelope)")
-        })
-    }
-}
+use super::error::{DecodeError, Lenience};
+pub use super::message::Kind;
+use super::message::Message;
 
 /// Why input could not be decoded.
 #[derive(Debug, thiserror::Error)]
@@ -131,14 +82,15 @@ fn lenience_json(lenience: &[Lenience]) -> Value {
     Value::Array(lenience.iter().map(|l| Value::String(format!("{l:?}"))).collect())
 }
 
-fn inner_user_data<T>(
-    user_data: Option<&[u8]>,
-    decode: impl Fn(&[u8]) -> Result<(T, Vec<Lenience>), DecodeError>,
-    view: impl Fn(&T) -> Result<Value, InspectError>,
-) -> (Value, bool) {
+/// An envelope's user data decoded as `kind`, with its lenience, or `{ "hex", "error" }`; and
+/// whether it decoded with no lenience.
+fn inner_user_data(user_data: Option<&[u8]>, kind: Kind) -> (Value, bool) {
     match user_data {
         None => (Value::Null, true),
-        Some(bytes) => match decode(bytes).map_err(InspectError::from).and_then(|(m, l)| Ok((view(&m)?, l))) {
+        Some(bytes) => match Message::decode_reporting(kind, bytes)
+            .map_err(InspectError::from)
+            .and_then(|(m, l)| Ok((m.view(Value::Null)?, l)))
+        {
             Ok((mut v, l)) => {
                 let clean = l.is_empty();
                 v["lenience"] = lenience_json(&l);
@@ -152,27 +104,12 @@ fn inner_user_data<T>(
 /// Decodes as one kind. `clean` is whether decoding needed no lenience at all (used to
 /// recognise the kind).
 fn decode_as(bytes: &[u8], kind: Kind) -> Result<(Inspected, bool), InspectError> {
-    let (mut json, lenience, inner_clean) = match kind {
-        Kind::Subscription => {
-            let (m, l) = SubscriptionInfo::decode_reporting(bytes)?;
-            (subscription_view(&m)?, l, true)
-        }
-        Kind::Assignment => {
-            let (m, l) = AssignmentInfo::decode_reporting(bytes)?;
-            (assignment_view(&m), l, true)
-        }
-        Kind::SubscriptionEnvelope => {
-            let (m, l) = SubscriptionEnvelope::decode_reporting(bytes)?;
-            let (ud, clean) =
-                inner_user_data(m.user_data.as_deref(), SubscriptionInfo::decode_reporting, |s| Ok(subscription_view(s)?));
-            (subscription_envelope_view(&m, ud), l, clean)
-        }
-        Kind::AssignmentEnvelope => {
-            let (m, l) = AssignmentEnvelope::decode_reporting(bytes)?;
-            let (ud, clean) = inner_user_data(m.user_data.as_deref(), AssignmentInfo::decode_reporting, |a| Ok(assignment_view(a)));
-            (assignment_envelope_view(&m, ud), l, clean)
-        }
+    let (message, lenience) = Message::decode_reporting(kind, bytes)?;
+    let (user_data, inner_clean) = match kind.user_data_kind() {
+        Some(inner) => inner_user_data(message.user_data(), inner),
+        None => (Value::Null, true),
     };
+    let mut json = message.view(user_data)?;
     json["kind"] = Value::String(kind.name().to_owned());
     json["lenience"] = lenience_json(&lenience);
     let clean = lenience.is_empty() && inner_clean;

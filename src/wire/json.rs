@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
-use super::assignment_info::PartitionsByHost;
+use super::assignment_parts::PartitionsByHost;
 use super::envelope::{AssignmentEnvelope, SubscriptionEnvelope, TopicPartitions};
 use super::subscription_info::{DuplicateClientTag, TaskStates};
 use super::types::{AssignorError, HostInfo, NextRebalance, ProcessId, TaskId, TopicPartition};

@@ -14,18 +14,21 @@
 //! re-encoding reproduces the input. Encoders refuse ([`EncodeError`]) what the chosen version
 //! cannot carry instead of dropping it.
 
+mod assignment_parts;
 mod codec;
 mod error;
 mod java_string;
 pub mod inspect;
 pub mod json;
+pub mod message;
 mod types;
 
 pub mod assignment_info;
 pub mod envelope;
 pub mod subscription_info;
 
-pub use assignment_info::{AssignmentInfo, HostMaps, PartitionsByHost};
+pub use assignment_info::AssignmentInfo;
+pub use assignment_parts::{HostMaps, PartitionsByHost};
 pub use envelope::{
     AssignmentEnvelope, HIGHEST_ENVELOPE_VERSION, PROTOCOL_NAME, PROTOCOL_TYPE, SubscriptionEnvelope, TopicPartitions,
 };

@@ -1,0 +1,94 @@
+//! `assign`: a task assignor on a group described in JSON.
+
+use std::path::PathBuf;
+
+use kstreams_assignor::{engine, wire};
+use serde_json::Value;
+
+use super::io::{read_input, read_json};
+
+#[derive(clap::Args)]
+pub(crate) struct AssignArgs {
+    /// The group: configs, clients with their offset sums, tasks and changelog end offsets
+    /// (see README; `-`: standard input).
+    #[arg(long)]
+    input: PathBuf,
+    /// The assignor (Kafka's class name, simple or qualified, or `optimized`).
+    #[arg(long, default_value = "HighAvailabilityTaskAssignor")]
+    assignor: String,
+    /// One line of JSON instead of pretty-printed.
+    #[arg(long)]
+    compact: bool,
+}
+
+/// A client listed twice, reported with its place in the file (the library refuses it too,
+/// by process id; a task listed twice the library reports with its place).
+fn check_duplicate_clients(view: &Value) -> Result<(), String> {
+    if let Some(clients) = view.get("clients").and_then(Value::as_array) {
+        let mut seen = std::collections::BTreeMap::new();
+        for (i, c) in clients.iter().enumerate() {
+            if let Some(id) = c.get("processId") {
+                if let Some(first) = seen.insert(id.to_string(), i) {
+                    return Err(format!("input: at `clients[{i}].processId`: client {id} is listed twice (first at clients[{first}])"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn assignment_json(out: &engine::Assignment) -> Value {
+    let clients: serde_json::Map<String, Value> = out
+        .clients
+        .iter()
+        .map(|c| {
+            let ids = |tasks: &[wire::TaskId]| Value::Array(tasks.iter().map(|t| Value::String(t.to_string())).collect());
+            let mut client = serde_json::json!({
+                "active": ids(&c.active_tasks),
+                "standby": ids(&c.standby_tasks),
+                "warmup": ids(&c.warmup_tasks),
+            });
+            if !c.spare_tasks.is_empty() {
+                client["spare"] = ids(&c.spare_tasks);
+            }
+            (c.process_id.to_string(), client)
+        })
+        .collect();
+    let watch: Vec<Value> = out
+        .followup
+        .watch_list
+        .iter()
+        .map(|w| serde_json::json!({ "taskId": w.task_id.to_string(), "processId": w.process_id.to_string() }))
+        .collect();
+    serde_json::json!({
+        "assignor": out.assignor,
+        "clients": clients,
+        "probingRebalance": {
+            "needed": out.followup.probing_rebalance_needed,
+            "afterMs": out.followup.probing_rebalance_interval_ms,
+        },
+        "watchList": watch,
+    })
+}
+
+/// `assign`: the assignment as JSON.
+pub(crate) fn assign(args: AssignArgs) -> Result<String, String> {
+    let kind: engine::AssignorKind = args.assignor.parse().map_err(|e: engine::UnknownAssignor| e.to_string())?;
+    eprintln!("reading {}", args.input.display());
+    let text = read_input(Some(&args.input))?;
+    let view: Value = serde_json::from_slice(&text).map_err(|e| format!("input is not JSON: {e}"))?;
+    check_duplicate_clients(&view)?;
+    let input: engine::AssignmentInput = read_json(&text, "input")?;
+    let effective = engine::effective_assignor(kind, &input);
+    eprintln!(
+        "assigning {} stateful and {} stateless tasks over {} clients with {effective}",
+        input.stateful_tasks.len(),
+        input.stateless_tasks.len(),
+        input.clients.len()
+    );
+    let started = std::time::Instant::now();
+    let out = engine::assign(kind, &input).map_err(|e| e.to_string())?;
+    eprintln!("done in {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+    let json = assignment_json(&out);
+    Ok(if args.compact { format!("{json}\n") } else { format!("{}\n", serde_json::to_string_pretty(&json).expect("JSON")) })
+}

@@ -1,0 +1,233 @@
+//! `simulate`: successive rebalances of a scenario, or the comparison of two assignors.
+
+use std::path::PathBuf;
+
+use kstreams_assignor::{engine, sim};
+
+use super::io::key_values;
+
+#[derive(clap::Args)]
+pub(crate) struct SimulateArgs {
+    /// The scenario (default: scale-out, a running stateful app gaining an instance).
+    scenario: Option<String>,
+    /// List the built-in scenarios.
+    #[arg(long)]
+    list: bool,
+    /// The assignor (Kafka's class name, or `optimized`).
+    #[arg(long, default_value = "HighAvailabilityTaskAssignor")]
+    assignor: String,
+    /// Seed for `random-churn`.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Records per second a task restores.
+    #[arg(long, default_value_t = kstreams_assignor::sim::SimConfig::default().restore_records_per_sec)]
+    restore_rate: i64,
+    /// Records per second appended to each changelog.
+    #[arg(long, default_value_t = kstreams_assignor::sim::SimConfig::default().produce_records_per_sec)]
+    produce_rate: i64,
+    /// Kafka Streams' `state.cleanup.delay.ms`: how long a member keeps the local state of a task
+    /// it no longer owns (0: forever).
+    #[arg(long, default_value_t = kstreams_assignor::sim::SimConfig::default().state_cleanup_delay_ms)]
+    state_cleanup_delay_ms: i64,
+    /// Write the full report as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write an SVG plot of load spread and restoring lag per round to this file.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Compare Kafka's HighAvailabilityTaskAssignor with the optimized assignor: on SCENARIO, or
+    /// (with `all` or no scenario) on every built-in scenario and `--seeds` random-churn seeds.
+    #[arg(long)]
+    compare: bool,
+    /// Random-churn seeds for `--compare`: `N` runs seeds 1 to N after the other built-in
+    /// scenarios (the suite); `FIRST..=LAST` runs only those seeds, e.g. `101..=400`, which the
+    /// suite does not see.
+    #[arg(long, default_value = "100", value_parser = parse_seeds)]
+    seeds: Seeds,
+    /// Write the input of every rebalance to this directory as `round-<n>.json`, in `assign
+    /// --input` form (`round-0.json`: the starting assignment), to replay it with `assign`.
+    #[arg(long, value_name = "DIR", conflicts_with = "compare")]
+    inputs: Option<PathBuf>,
+    /// A task assignor config (Kafka's key, or this crate's `stream.imbalance.percentage` or
+    /// `max.spare.replicas`) that overrides the scenario's in every scenario run, e.g.
+    /// `max.warmup.replicas=4`; repeatable.
+    #[arg(long = "config", value_name = "KEY=VALUE")]
+    configs: Vec<String>,
+    /// With `--compare`: a task assignor config that only the optimized assignor gets, on top of
+    /// the scenario's and `--config` (in its own runs and where it is asked on the other's
+    /// inputs), e.g. `max.warmup.replicas=8`; repeatable.
+    #[arg(long = "candidate-config", value_name = "KEY=VALUE", requires = "compare")]
+    candidate_configs: Vec<String>,
+}
+
+/// The random-churn seeds of `simulate --compare`.
+#[derive(Debug, Clone)]
+enum Seeds {
+    /// The built-in scenarios and seeds `1..=N`.
+    Suite(u64),
+    /// Only these seeds.
+    Only(std::ops::RangeInclusive<u64>),
+}
+
+fn parse_seeds(text: &str) -> Result<Seeds, String> {
+    let number = |s: &str| s.trim().parse::<u64>().map_err(|_| format!("`{s}` is not a seed (a whole number ≥ 0)"));
+    match text.split_once("..=") {
+        None => number(text).map(Seeds::Suite),
+        Some((first, last)) => {
+            let (first, last) = (number(first)?, number(last)?);
+            if first > last {
+                return Err(format!("no seeds in {first}..={last}"));
+            }
+            Ok(Seeds::Only(first..=last))
+        }
+    }
+}
+
+/// An assignor that writes each input it is asked to `dir` as `round-<n>.json`, then runs
+/// another.
+struct Recording<'a> {
+    inner: &'a dyn engine::TaskAssignor,
+    dir: &'a std::path::Path,
+    calls: std::cell::Cell<usize>,
+    /// The first write that failed: the simulation stops there and reports it.
+    failed: std::cell::RefCell<Option<String>>,
+}
+
+impl engine::TaskAssignor for Recording<'_> {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    fn assign(&self, input: &engine::AssignmentInput) -> Result<engine::Assignment, engine::AssignError> {
+        let path = self.dir.join(format!("round-{}.json", self.calls.get()));
+        self.calls.set(self.calls.get() + 1);
+        let text = serde_json::to_string_pretty(input).expect("JSON");
+        if let Err(e) = std::fs::write(&path, text) {
+            self.failed.replace(Some(format!("--inputs: cannot write {}: {e}", path.display())));
+            return Err(engine::AssignError::Internal("--inputs: cannot write a round's input"));
+        }
+        self.inner.assign(input)
+    }
+}
+
+/// An assignor that runs another with some task assignor configs overridden.
+struct WithConfigs<'a> {
+    inner: &'a dyn engine::TaskAssignor,
+    overrides: &'a [String],
+}
+
+impl engine::TaskAssignor for WithConfigs<'_> {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    fn assign(&self, input: &engine::AssignmentInput) -> Result<engine::Assignment, engine::AssignError> {
+        let mut input = input.clone();
+        // Checked on every scenario before the runs start.
+        input.configs = override_configs_as("--candidate-config", &input.configs, self.overrides)
+            .map_err(|_| engine::AssignError::Internal("--candidate-config was rejected"))?;
+        self.inner.assign(&input)
+    }
+}
+
+/// `simulate`: the report table.
+pub(crate) fn simulate(args: SimulateArgs) -> Result<String, String> {
+    if args.list {
+        return Ok(sim::BUILTIN_SCENARIOS.iter().map(|(n, d)| format!("{n:20} {d}\n")).collect());
+    }
+    if args.compare {
+        return simulate_compare(&args);
+    }
+    let name = args.scenario.as_deref().unwrap_or(sim::BUILTIN_SCENARIOS[0].0);
+    let mut scenario = sim::builtin(name, args.seed).ok_or_else(|| {
+        let names: Vec<&str> = sim::BUILTIN_SCENARIOS.iter().map(|(n, _)| *n).collect();
+        format!("unknown scenario `{name}` (built-in: {})", names.join(", "))
+    })?;
+    scenario.configs = override_assignment_configs(&scenario.configs, &args.configs)?;
+    let kind: engine::AssignorKind = args.assignor.parse().map_err(|e: engine::UnknownAssignor| e.to_string())?;
+    let config = sim_config(&args)?;
+    eprintln!("simulating {} ({}) with {kind}", scenario.name, scenario.description);
+    let report = match &args.inputs {
+        None => sim::run(kind.assignor(), &scenario, &config),
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            let recording = Recording { inner: kind.assignor(), dir, calls: std::cell::Cell::new(0), failed: Default::default() };
+            let report = sim::run(&recording, &scenario, &config);
+            if let Some(e) = recording.failed.take() {
+                return Err(e);
+            }
+            eprintln!("wrote {} round input(s) to {}", recording.calls.get(), dir.display());
+            report
+        }
+    }
+    .map_err(|e| e.to_string())?;
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report).expect("JSON");
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(path) = &args.svg {
+        std::fs::write(path, sim::render_svg(&[&report])).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(report.table())
+}
+
+/// The task assignor configs of `base` with `key=value` overrides (Kafka's keys).
+fn override_assignment_configs(base: &engine::AssignmentConfigs, overrides: &[String]) -> Result<engine::AssignmentConfigs, String> {
+    override_configs_as("--config", base, overrides)
+}
+
+/// `base` with `key=value` overrides (Kafka's keys); errors name `flag`.
+fn override_configs_as(flag: &str, base: &engine::AssignmentConfigs, overrides: &[String]) -> Result<engine::AssignmentConfigs, String> {
+    base.with_overrides(key_values(flag, overrides)?).map_err(|e| match e {
+        engine::SetConfigError::UnknownKey(_) => format!("{flag} {e}"),
+        _ => format!("{flag}: {e}"),
+    })
+}
+
+fn sim_config(args: &SimulateArgs) -> Result<sim::SimConfig, String> {
+    if args.restore_rate <= 0 || args.produce_rate < 0 || args.produce_rate >= args.restore_rate {
+        return Err(format!(
+            "--restore-rate ({}) must be positive and above --produce-rate ({}), or restoration never catches up",
+            args.restore_rate, args.produce_rate
+        ));
+    }
+    let mut config = sim::SimConfig::default();
+    config.restore_records_per_sec = args.restore_rate;
+    config.produce_records_per_sec = args.produce_rate;
+    config.state_cleanup_delay_ms = args.state_cleanup_delay_ms;
+    Ok(config)
+}
+
+fn simulate_compare(args: &SimulateArgs) -> Result<String, String> {
+    let config = sim_config(args)?;
+    let mut scenarios = match args.scenario.as_deref() {
+        None | Some("all") => match &args.seeds {
+            Seeds::Suite(n) => sim::suite_scenarios(*n),
+            Seeds::Only(range) => sim::churn_scenarios(range.clone()),
+        },
+        Some(name) => vec![sim::builtin(name, args.seed).ok_or_else(|| format!("unknown scenario `{name}`"))?],
+    };
+    for scenario in &mut scenarios {
+        scenario.configs = override_assignment_configs(&scenario.configs, &args.configs)?;
+        override_configs_as("--candidate-config", &scenario.configs, &args.candidate_configs)?;
+    }
+    eprintln!("comparing over {} scenario(s)", scenarios.len());
+    let baseline = engine::AssignorKind::HighAvailability.assignor();
+    let candidate = WithConfigs { inner: engine::AssignorKind::Optimized.assignor(), overrides: &args.candidate_configs };
+    let mut cmp = sim::compare(baseline, &candidate, &scenarios, &config).map_err(|e| e.to_string())?;
+    if !args.candidate_configs.is_empty() {
+        cmp.candidate = format!("{} ({})", cmp.candidate, args.candidate_configs.join(", "));
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&cmp).expect("JSON");
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let (Some(path), Some((a, b))) = (&args.svg, &cmp.first_reports) {
+        std::fs::write(path, sim::render_svg(&[a, b])).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!("wrote {} ({})", path.display(), a.scenario);
+    }
+    Ok(cmp.table())
+}
