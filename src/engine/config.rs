@@ -107,21 +107,91 @@ pub struct AssignmentConfigs {
     pub max_spare_replicas: i32,
 }
 
-impl Default for AssignmentConfigs {
-    fn default() -> Self {
-        Self {
-            num_standby_replicas: 0,
-            acceptable_recovery_lag: 10_000,
-            max_warmup_replicas: 2,
-            probing_rebalance_interval_ms: 600_000,
-            rack_aware_assignment_tags: Vec::new(),
-            rack_aware_assignment_strategy: RackAwareStrategy::None,
-            rack_aware_assignment_traffic_cost: None,
-            rack_aware_assignment_non_overlap_cost: None,
-            stream_imbalance_percentage: 0,
-            max_spare_replicas: 0,
+/// The one table of the assignment configs: each field's Kafka key, default, bounds and how it is
+/// written. It generates [`ASSIGNMENT_CONFIG_KEYS`], `Default`, the range checks of
+/// [`AssignmentConfigs::validate`] and the serialised form (every key optional, unknown keys
+/// refused, a missing or `null` key at its default). A key marked `always` is written every time
+/// (an unset `Option` as `null`); `when_set` (this crate's own keys) only when not the default.
+macro_rules! assignment_configs {
+    ($($field:ident: $ty:ty = $key:literal, default $default:expr, $kind:ident $(, at least $min:literal)? $(, at most $max:literal)?;)*) => {
+        /// The keys of [`AssignmentConfigs`], in the order it serialises them: Kafka's, then this
+        /// crate's `stream.imbalance.percentage` and `max.spare.replicas`.
+        pub const ASSIGNMENT_CONFIG_KEYS: [&str; [$($key),*].len()] = [$($key),*];
+
+        impl Default for AssignmentConfigs {
+            fn default() -> Self {
+                Self { $($field: $default),* }
+            }
         }
+
+        impl AssignmentConfigs {
+            /// The range checks of the table, in its order.
+            fn check_bounds(&self) -> Result<(), ConfigError> {
+                $(
+                    $(at_least($key, i64::from(self.$field), $min)?;)?
+                    $(at_most($key, i64::from(self.$field), $max)?;)?
+                )*
+                Ok(())
+            }
+        }
+
+        /// The serialised form: every key optional, unknown keys refused.
+        #[derive(Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct RawAssignmentConfigs {
+            $(
+                #[serde(rename = $key, default, skip_serializing_if = "Option::is_none")]
+                $field: Option<$ty>,
+            )*
+        }
+
+        impl TryFrom<RawAssignmentConfigs> for AssignmentConfigs {
+            type Error = ConfigError;
+
+            fn try_from(raw: RawAssignmentConfigs) -> Result<Self, ConfigError> {
+                let d = Self::default();
+                let configs = Self { $($field: raw.$field.unwrap_or(d.$field)),* };
+                configs.validate()?;
+                Ok(configs)
+            }
+        }
+
+        impl From<AssignmentConfigs> for RawAssignmentConfigs {
+            fn from(c: AssignmentConfigs) -> Self {
+                let d = AssignmentConfigs::default();
+                Self { $($field: assignment_configs!(@write $kind c.$field, d.$field)),* }
+            }
+        }
+    };
+    (@write always $value:expr, $default:expr) => { Some($value) };
+    (@write when_set $value:expr, $default:expr) => { Some($value).filter(|v| *v != $default) };
+}
+
+assignment_configs! {
+    num_standby_replicas: i32 = "num.standby.replicas", default 0, always;
+    acceptable_recovery_lag: i64 = "acceptable.recovery.lag", default 10_000, always, at least 0;
+    max_warmup_replicas: i32 = "max.warmup.replicas", default 2, always, at least 1;
+    probing_rebalance_interval_ms: i64 = "probing.rebalance.interval.ms", default 600_000, always, at least 60_000;
+    rack_aware_assignment_tags: Vec<String> = "rack.aware.assignment.tags", default Vec::new(), always;
+    rack_aware_assignment_strategy: RackAwareStrategy = "rack.aware.assignment.strategy", default RackAwareStrategy::None, always;
+    rack_aware_assignment_traffic_cost: Option<i32> = "rack.aware.assignment.traffic_cost", default None, always;
+    rack_aware_assignment_non_overlap_cost: Option<i32> = "rack.aware.assignment.non_overlap_cost", default None, always;
+    stream_imbalance_percentage: i32 = "stream.imbalance.percentage", default 0, when_set, at least 0, at most 100;
+    max_spare_replicas: i32 = "max.spare.replicas", default 0, when_set, at least 0;
+}
+
+fn at_least(key: &'static str, value: i64, min: i64) -> Result<(), ConfigError> {
+    if value < min {
+        return Err(ConfigError { key, value: value.to_string(), reason: format!("Value must be at least {min}") });
     }
+    Ok(())
+}
+
+fn at_most(key: &'static str, value: i64, max: i64) -> Result<(), ConfigError> {
+    if value > max {
+        return Err(ConfigError { key, value: value.to_string(), reason: format!("Value must be no more than {max}") });
+    }
+    Ok(())
 }
 
 /// A configuration value Kafka would refuse. Prints as Kafka's `ConfigException` does.
@@ -211,24 +281,7 @@ impl AssignmentConfigs {
     /// assert_eq!(err.key, "probing.rebalance.interval.ms");
     /// ```
     pub fn validate(&self) -> Result<(), ConfigError> {
-        fn at_least(key: &'static str, value: i64, min: i64) -> Result<(), ConfigError> {
-            if value < min {
-                return Err(ConfigError { key, value: value.to_string(), reason: format!("Value must be at least {min}") });
-            }
-            Ok(())
-        }
-        fn at_most(key: &'static str, value: i64, max: i64) -> Result<(), ConfigError> {
-            if value > max {
-                return Err(ConfigError { key, value: value.to_string(), reason: format!("Value must be no more than {max}") });
-            }
-            Ok(())
-        }
-        at_least("acceptable.recovery.lag", self.acceptable_recovery_lag, 0)?;
-        at_least("max.warmup.replicas", self.max_warmup_replicas.into(), 1)?;
-        at_least("probing.rebalance.interval.ms", self.probing_rebalance_interval_ms, 60_000)?;
-        at_least("stream.imbalance.percentage", self.stream_imbalance_percentage.into(), 0)?;
-        at_least("max.spare.replicas", self.max_spare_replicas.into(), 0)?;
-        at_most("stream.imbalance.percentage", self.stream_imbalance_percentage.into(), 100)?;
+        self.check_bounds()?;
         let tags = &self.rack_aware_assignment_tags;
         let printed = || format!("[{}]", tags.join(", "));
         if tags.len() > MAX_RACK_AWARE_ASSIGNMENT_TAGS {
@@ -248,21 +301,6 @@ impl AssignmentConfigs {
         Ok(())
     }
 }
-
-/// The keys of [`AssignmentConfigs`], in the order it serialises them: Kafka's, then this
-/// crate's `stream.imbalance.percentage` and `max.spare.replicas`.
-pub const ASSIGNMENT_CONFIG_KEYS: [&str; 10] = [
-    "num.standby.replicas",
-    "acceptable.recovery.lag",
-    "max.warmup.replicas",
-    "probing.rebalance.interval.ms",
-    "rack.aware.assignment.tags",
-    "rack.aware.assignment.strategy",
-    "rack.aware.assignment.traffic_cost",
-    "rack.aware.assignment.non_overlap_cost",
-    "stream.imbalance.percentage",
-    "max.spare.replicas",
-];
 
 /// A task assignor config given as text (`key=value`) that could not be applied.
 #[derive(Debug, thiserror::Error)]
@@ -334,71 +372,6 @@ impl AssignmentConfigs {
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), SetConfigError> {
         *self = self.with_overrides([(key, value)])?;
         Ok(())
-    }
-}
-
-/// The serialised form: every key optional, unknown keys refused.
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawAssignmentConfigs {
-    #[serde(rename = "num.standby.replicas", default)]
-    num_standby_replicas: Option<i32>,
-    #[serde(rename = "acceptable.recovery.lag", default)]
-    acceptable_recovery_lag: Option<i64>,
-    #[serde(rename = "max.warmup.replicas", default)]
-    max_warmup_replicas: Option<i32>,
-    #[serde(rename = "probing.rebalance.interval.ms", default)]
-    probing_rebalance_interval_ms: Option<i64>,
-    #[serde(rename = "rack.aware.assignment.tags", default)]
-    rack_aware_assignment_tags: Option<Vec<String>>,
-    #[serde(rename = "rack.aware.assignment.strategy", default)]
-    rack_aware_assignment_strategy: Option<RackAwareStrategy>,
-    #[serde(rename = "rack.aware.assignment.traffic_cost", default)]
-    rack_aware_assignment_traffic_cost: Option<i32>,
-    #[serde(rename = "rack.aware.assignment.non_overlap_cost", default)]
-    rack_aware_assignment_non_overlap_cost: Option<i32>,
-    #[serde(rename = "stream.imbalance.percentage", default, skip_serializing_if = "Option::is_none")]
-    stream_imbalance_percentage: Option<i32>,
-    #[serde(rename = "max.spare.replicas", default, skip_serializing_if = "Option::is_none")]
-    max_spare_replicas: Option<i32>,
-}
-
-impl TryFrom<RawAssignmentConfigs> for AssignmentConfigs {
-    type Error = ConfigError;
-
-    fn try_from(raw: RawAssignmentConfigs) -> Result<Self, ConfigError> {
-        let d = Self::default();
-        let configs = Self {
-            num_standby_replicas: raw.num_standby_replicas.unwrap_or(d.num_standby_replicas),
-            acceptable_recovery_lag: raw.acceptable_recovery_lag.unwrap_or(d.acceptable_recovery_lag),
-            max_warmup_replicas: raw.max_warmup_replicas.unwrap_or(d.max_warmup_replicas),
-            probing_rebalance_interval_ms: raw.probing_rebalance_interval_ms.unwrap_or(d.probing_rebalance_interval_ms),
-            rack_aware_assignment_tags: raw.rack_aware_assignment_tags.unwrap_or_default(),
-            rack_aware_assignment_strategy: raw.rack_aware_assignment_strategy.unwrap_or_default(),
-            rack_aware_assignment_traffic_cost: raw.rack_aware_assignment_traffic_cost,
-            rack_aware_assignment_non_overlap_cost: raw.rack_aware_assignment_non_overlap_cost,
-            stream_imbalance_percentage: raw.stream_imbalance_percentage.unwrap_or(d.stream_imbalance_percentage),
-            max_spare_replicas: raw.max_spare_replicas.unwrap_or(d.max_spare_replicas),
-        };
-        configs.validate()?;
-        Ok(configs)
-    }
-}
-
-impl From<AssignmentConfigs> for RawAssignmentConfigs {
-    fn from(c: AssignmentConfigs) -> Self {
-        Self {
-            num_standby_replicas: Some(c.num_standby_replicas),
-            acceptable_recovery_lag: Some(c.acceptable_recovery_lag),
-            max_warmup_replicas: Some(c.max_warmup_replicas),
-            probing_rebalance_interval_ms: Some(c.probing_rebalance_interval_ms),
-            rack_aware_assignment_tags: Some(c.rack_aware_assignment_tags),
-            rack_aware_assignment_strategy: Some(c.rack_aware_assignment_strategy),
-            rack_aware_assignment_traffic_cost: c.rack_aware_assignment_traffic_cost,
-            rack_aware_assignment_non_overlap_cost: c.rack_aware_assignment_non_overlap_cost,
-            stream_imbalance_percentage: Some(c.stream_imbalance_percentage).filter(|&p| p != 0),
-            max_spare_replicas: Some(c.max_spare_replicas).filter(|&n| n != 0),
-        }
     }
 }
 
