@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use kstreams_assignor::{engine, wire};
+use kstreams_assignor::engine;
 use serde_json::Value;
 
 use super::io::{read_input, read_json};
@@ -37,40 +37,6 @@ fn check_duplicate_clients(view: &Value) -> Result<(), String> {
     Ok(())
 }
 
-fn assignment_json(out: &engine::Assignment) -> Value {
-    let clients: serde_json::Map<String, Value> = out
-        .clients
-        .iter()
-        .map(|c| {
-            let ids = |tasks: &[wire::TaskId]| Value::Array(tasks.iter().map(|t| Value::String(t.to_string())).collect());
-            let mut client = serde_json::json!({
-                "active": ids(&c.active_tasks),
-                "standby": ids(&c.standby_tasks),
-                "warmup": ids(&c.warmup_tasks),
-            });
-            if !c.spare_tasks.is_empty() {
-                client["spare"] = ids(&c.spare_tasks);
-            }
-            (c.process_id.to_string(), client)
-        })
-        .collect();
-    let watch: Vec<Value> = out
-        .followup
-        .watch_list
-        .iter()
-        .map(|w| serde_json::json!({ "taskId": w.task_id.to_string(), "processId": w.process_id.to_string() }))
-        .collect();
-    serde_json::json!({
-        "assignor": out.assignor,
-        "clients": clients,
-        "probingRebalance": {
-            "needed": out.followup.probing_rebalance_needed,
-            "afterMs": out.followup.probing_rebalance_interval_ms,
-        },
-        "watchList": watch,
-    })
-}
-
 /// `assign`: the assignment as JSON.
 pub(crate) fn assign(args: AssignArgs) -> Result<String, String> {
     let kind: engine::AssignorKind = args.assignor.parse().map_err(|e: engine::UnknownAssignor| e.to_string())?;
@@ -89,6 +55,7 @@ pub(crate) fn assign(args: AssignArgs) -> Result<String, String> {
     let started = std::time::Instant::now();
     let out = engine::assign(kind, &input).map_err(|e| e.to_string())?;
     eprintln!("done in {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
-    let json = assignment_json(&out);
-    Ok(if args.compact { format!("{json}\n") } else { format!("{}\n", serde_json::to_string_pretty(&json).expect("JSON")) })
+    let summary = out.summary();
+    let json = if args.compact { serde_json::to_string(&summary) } else { serde_json::to_string_pretty(&summary) };
+    Ok(format!("{}\n", json.map_err(|e| format!("cannot write the assignment as JSON: {e}"))?))
 }

@@ -83,7 +83,7 @@ pub use kafka::fallback_prior::FallbackPriorTaskAssignor;
 pub use kafka::high_availability::HighAvailabilityTaskAssignor;
 pub use kafka::legacy_sticky::LegacyStickyTaskAssignor;
 pub use optimized::{FIRST_PROBE_MS, MIN_PROBE_MS, OptimizedTaskAssignor};
-pub use output::{Assignment, ClientAssignment, Followup, Warmup};
+pub use output::{Assignment, AssignmentSummary, ClientAssignment, Followup, Warmup};
 pub use rack_aware::{RackAwareError, RackAwareOutcome, RackAwareStep, TaskPlacement, optimize_rack_aware};
 pub use registry::{AssignorKind, UnknownAssignor, assign, effective_assignor};
 pub use task_lag::TaskLag;

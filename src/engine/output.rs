@@ -138,3 +138,86 @@ impl Assignment {
         }
     }
 }
+
+/// An [`Assignment`] as an operator reads it, and as `kstreams-assignor assign` prints it: the
+/// clients keyed by process id, each with its active, standby and warm-up tasks (and spares when
+/// there are any), the probing rebalance and the warm-ups it waits for. Task ids print as
+/// `<subtopology>_<partition>`. Made by [`Assignment::summary`]; only serialised.
+///
+/// ```
+/// use kstreams_assignor::engine::{assign, AssignmentInput, AssignorKind, ClientInput};
+/// use kstreams_assignor::wire::{ProcessId, TaskId};
+///
+/// let input = AssignmentInput::new()
+///     .with_client(ClientInput::new(ProcessId::NIL, 1))
+///     .with_stateless_tasks([TaskId::new(0, 0)]);
+/// let assignment = assign(AssignorKind::HighAvailability, &input).unwrap();
+/// let json = serde_json::to_value(assignment.summary()).unwrap();
+/// assert_eq!(json["clients"]["00000000-0000-0000-0000-000000000000"]["active"], serde_json::json!(["0_0"]));
+/// assert_eq!(json["probingRebalance"]["needed"], false);
+/// ```
+// Fields are declared in the order of their JSON names, so the output reads sorted.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssignmentSummary<'a> {
+    assignor: &'a str,
+    clients: std::collections::BTreeMap<String, ClientSummary<'a>>,
+    probing_rebalance: ProbingSummary,
+    watch_list: Vec<WarmupSummary<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WarmupSummary<'a> {
+    process_id: &'a ProcessId,
+    task_id: &'a TaskId,
+}
+
+#[derive(Debug, Serialize)]
+struct ClientSummary<'a> {
+    active: &'a [TaskId],
+    #[serde(skip_serializing_if = "<[TaskId]>::is_empty")]
+    spare: &'a [TaskId],
+    standby: &'a [TaskId],
+    warmup: &'a [TaskId],
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProbingSummary {
+    after_ms: i64,
+    needed: bool,
+}
+
+impl Assignment {
+    /// This assignment as an operator reads it (see [`AssignmentSummary`]).
+    pub fn summary(&self) -> AssignmentSummary<'_> {
+        let clients = self
+            .clients
+            .iter()
+            .map(|c| {
+                let client = ClientSummary {
+                    active: &c.active_tasks,
+                    spare: &c.spare_tasks,
+                    standby: &c.standby_tasks,
+                    warmup: &c.warmup_tasks,
+                };
+                (c.process_id.to_string(), client)
+            })
+            .collect();
+        AssignmentSummary {
+            assignor: &self.assignor,
+            clients,
+            probing_rebalance: ProbingSummary {
+                after_ms: self.followup.probing_rebalance_interval_ms,
+                needed: self.followup.probing_rebalance_needed,
+            },
+            watch_list: self
+                .followup
+                .watch_list
+                .iter()
+                .map(|w| WarmupSummary { process_id: &w.process_id, task_id: &w.task_id })
+                .collect(),
+        }
+    }
+}
