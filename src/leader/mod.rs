@@ -4,7 +4,7 @@
 //! | step | Kafka | here | module |
 //! |---|---|---|---|
 //! | the topology the leader reasons about | `InternalTopologyBuilder.subtopologyToTopicsInfo`, `copartitionGroups` | [`Topology`] (JSON, builders) | [`topology`] |
-//! | … read from `Topology#describe()` text | `TopologyDescription` | [`Topology::from_describe`] | [`describe`] |
+//! | … read from `Topology#describe()` text | `TopologyDescription` | [`Topology::from_describe`] | [`topology_text`] |
 //! | repartition topic counts, copartitioning, tasks, changelogs | `RepartitionTopics`, `CopartitionedTopicsEnforcer`, `PartitionGrouper`, `ChangelogTopics` | [`Tasks::build`] | [`tasks`] |
 //! | one client's tasks over its threads | `assignTasksToThreads` | [`assign_tasks_to_threads`] | [`threads`] |
 //! | each consumer's partitions, task list, held-back tasks, follow-up | `addClientAssignments` | [`build_member_assignments`] | [`threads`] |
@@ -32,7 +32,7 @@
 //! ```
 
 pub mod assign;
-pub mod describe;
+pub mod topology_text;
 mod java_order;
 pub mod tasks;
 pub mod threads;
@@ -42,7 +42,7 @@ pub use assign::{
     AssignmentReport, ChangelogEndOffsets, FUTURE_PROCESS_ID, GroupAssignment, JoinMember, LeaderConfig, LeaderError, LeaderInput,
     RebalanceSnapshot, assign, error_info,
 };
-pub use describe::DescribeError;
+pub use topology_text::TopologyTextError;
 pub use tasks::{ClusterMetadata, TaskError, Tasks};
 pub use threads::{
     ClientHistory, ClientTasks, MemberAssignment, ThreadAssignment, ThreadError, ThreadTasks, assign_tasks_to_threads,
