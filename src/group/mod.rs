@@ -2,6 +2,7 @@
 //! consumer, the member's reading of the assignment it receives, and a blocking group member
 //! over TCP that uses the hook.
 
+pub mod admin;
 pub mod connection;
 pub mod describe;
 pub mod hook;
