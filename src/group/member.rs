@@ -91,7 +91,6 @@ use super::admin::{AdminError, cluster_metadata, create_topics, fetch_end_offset
 use super::connection::{Connection, ConnectionError, ErrorCode, check, find_coordinator};
 use super::hook::{Followup, OnAssignmentError, PartitionAssignorHook, ReceivedAssignment};
 use crate::leader::{ChangelogEndOffsets, JoinMember, LeaderConfig, LeaderError, LeaderInput, Tasks, Topology};
-use crate::engine::ClientAssignment;
 use crate::wire::{
     AssignmentEnvelope, DecodeError, EncodeError, PROTOCOL_TYPE, ProcessId, SubscriptionEnvelope,
     SubscriptionInfo, TaskId, TopicPartition,
@@ -862,11 +861,8 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
             .map(|id| {
                 let info = &report.infos[id];
                 let process_id = process_of.get(id.as_str()).copied().unwrap_or(ProcessId::NIL);
-                let client = report.assignment.as_ref().and_then(|a| a.client(&process_id));
-                let of_client = |pick: fn(&ClientAssignment) -> &Vec<TaskId>| -> BTreeSet<TaskId> {
-                    client.map(|c| pick(c).iter().cloned().collect()).unwrap_or_default()
-                };
-                let (warm, spare) = (of_client(|c| &c.warmup_tasks), of_client(|c| &c.spare_tasks));
+                let kinds = report.replica_kinds(&process_id);
+                let (warm, spare) = (kinds.warmup, kinds.spare);
                 let (warmup, rest): (Vec<TaskId>, Vec<TaskId>) =
                     info.standby_tasks_map().into_keys().partition(|t| warm.contains(t));
                 let (spare_tasks, standby): (Vec<TaskId>, Vec<TaskId>) = rest.into_iter().partition(|t| spare.contains(t));

@@ -34,6 +34,7 @@
 pub mod assign;
 pub mod topology_text;
 mod java_order;
+pub mod replica_kinds;
 pub mod tasks;
 pub mod threads;
 pub mod topology;
@@ -43,6 +44,7 @@ pub use assign::{
     RebalanceSnapshot, assign, error_info,
 };
 pub use topology_text::TopologyTextError;
+pub use replica_kinds::ReplicaKinds;
 pub use tasks::{ClusterMetadata, TaskError, Tasks};
 pub use threads::{
     ClientHistory, ClientTasks, MemberAssignment, ThreadAssignment, ThreadError, ThreadTasks, assign_tasks_to_threads,
