@@ -1,4 +1,4 @@
-//! The admin calls the group member's leader and [`describe`](super::describe) both make:
+//! The admin calls the group member's leader and `describe_group` both make:
 //! `Metadata` (partition counts and replica racks), `CreateTopics` for internal topics,
 //! `ListOffsets` (latest) and `OffsetFetch` for changelog end offsets.
 
