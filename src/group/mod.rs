@@ -8,6 +8,10 @@ pub mod describe;
 pub mod hook;
 pub mod layout;
 pub mod member;
+pub mod member_config;
+pub mod member_events;
 
 pub use hook::{Followup, OnAssignmentError, PartitionAssignorHook, ReceivedAssignment, StreamsMember};
-pub use member::{GenerationRecord, GroupMember, MemberConfig, MemberError, MemberEvent, MemberRecord};
+pub use member::GroupMember;
+pub use member_config::MemberConfig;
+pub use member_events::{GenerationRecord, MemberError, MemberEvent, MemberRecord};
