@@ -32,17 +32,16 @@
 //! ```
 
 pub mod assign;
-pub mod topology_text;
+pub mod input;
 mod java_order;
 pub mod replica_kinds;
 pub mod tasks;
 pub mod threads;
 pub mod topology;
+pub mod topology_text;
 
-pub use assign::{
-    AssignmentReport, ChangelogEndOffsets, FUTURE_PROCESS_ID, GroupAssignment, JoinMember, LeaderConfig, LeaderError, LeaderInput,
-    RebalanceSnapshot, assign, error_info,
-};
+pub use assign::{AssignmentReport, FUTURE_PROCESS_ID, GroupAssignment, LeaderError, assign, error_info};
+pub use input::{ChangelogEndOffsets, JoinMember, LeaderConfig, LeaderInput, RebalanceSnapshot};
 pub use topology_text::TopologyTextError;
 pub use replica_kinds::ReplicaKinds;
 pub use tasks::{ClusterMetadata, TaskError, Tasks};
