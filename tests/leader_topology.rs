@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use kstreams_assignor::leader::{DescribeError, StateStore, Subtopology, Topology, TopologyError};
+use kstreams_assignor::leader::{TopologyTextError, StateStore, Subtopology, Topology, TopologyError};
 
 fn fixture(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/leader").join(name);
@@ -156,14 +156,14 @@ fn refuses_invalid_topologies() {
 #[test]
 fn refuses_what_the_parser_does_not_support() {
     let pattern = "Topologies:\n   Sub-topology: 0\n    Source: KSTREAM-SOURCE-0000000000 (topicPattern: input-.*)\n      --> none\n\n";
-    assert!(matches!(Topology::from_describe(pattern, "app"), Err(DescribeError::PatternSource { line: 3, .. })));
+    assert!(matches!(Topology::from_describe(pattern, "app"), Err(TopologyTextError::PatternSource { line: 3, .. })));
     let named = "Topology: orders:\n   Sub-topology: 0\n";
-    assert!(matches!(Topology::from_describe(named, "app"), Err(DescribeError::NamedTopology { line: 1 })));
+    assert!(matches!(Topology::from_describe(named, "app"), Err(TopologyTextError::NamedTopology { line: 1 })));
     let garbage = "Topologies:\n   Sub-topology: 0\n    Source: s (topics: [a])\n    Widget: w\n";
-    assert!(matches!(Topology::from_describe(garbage, "app"), Err(DescribeError::UnexpectedLine { line: 4, .. })));
+    assert!(matches!(Topology::from_describe(garbage, "app"), Err(TopologyTextError::UnexpectedLine { line: 4, .. })));
     let orphan = "Topologies:\n    Source: s (topics: [a])\n";
-    assert!(matches!(Topology::from_describe(orphan, "app"), Err(DescribeError::NodeOutsideSubtopology { line: 2 })));
-    assert!(matches!(Topology::from_describe("Topologies:\n", "app"), Err(DescribeError::Topology(TopologyError::NoSubtopology))));
+    assert!(matches!(Topology::from_describe(orphan, "app"), Err(TopologyTextError::NodeOutsideSubtopology { line: 2 })));
+    assert!(matches!(Topology::from_describe("Topologies:\n", "app"), Err(TopologyTextError::Topology(TopologyError::NoSubtopology))));
 }
 
 #[test]

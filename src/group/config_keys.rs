@@ -1,6 +1,6 @@
 //! The member's configs given as text (`key=value`, Kafka's consumer and Streams keys).
 
-use super::member::MemberConfig;
+use super::member_config::MemberConfig;
 use crate::leader::LeaderConfig;
 use crate::leader::config_keys::ConfigKeyError;
 

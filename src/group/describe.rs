@@ -27,7 +27,7 @@ use kafka_protocol::protocol::StrBytes;
 use serde_json::{Value, json};
 
 use super::connection::{Connection, ConnectionError, check, find_coordinator};
-use super::member::{cluster_metadata, fetch_end_offsets, fetch_metadata};
+use super::admin::{cluster_metadata, fetch_end_offsets, fetch_metadata};
 use crate::leader::{ChangelogEndOffsets, Tasks, Topology};
 use crate::wire::inspect::{self, Kind};
 use crate::engine::TaskLag;

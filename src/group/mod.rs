@@ -2,12 +2,17 @@
 //! consumer, the member's reading of the assignment it receives, and a blocking group member
 //! over TCP that uses the hook.
 
+pub mod admin;
 pub mod config_keys;
 pub mod connection;
 pub mod describe;
 pub mod hook;
 pub mod layout;
 pub mod member;
+pub mod member_config;
+pub mod member_events;
 
 pub use hook::{Followup, OnAssignmentError, PartitionAssignorHook, ReceivedAssignment, StreamsMember};
-pub use member::{GenerationRecord, GroupMember, MemberConfig, MemberError, MemberEvent, MemberRecord};
+pub use member::GroupMember;
+pub use member_config::MemberConfig;
+pub use member_events::{GenerationRecord, MemberError, MemberEvent, MemberRecord};

@@ -67,10 +67,10 @@ use super::tasks::{ClusterMetadata, TaskError, Tasks};
 use super::threads::{
     ClientHistory, ClientTasks, MemberAssignment, ThreadError, assign_tasks_to_threads, build_member_assignments,
 };
-use super::topology::Topology;
+use super::input::{ChangelogEndOffsets, LeaderInput, RebalanceSnapshot};
 use crate::engine::{
-    self, AssignError, Assignment, AssignmentConfigs, AssignmentInput, AssignorKind, ClientInput, PreviousRebalance,
-    RackAwareStrategy, TaskLag, TaskPartitions,
+    self, AssignError, Assignment, AssignmentInput, AssignorKind, ClientInput, PreviousRebalance, RackAwareStrategy,
+    TaskLag, TaskPartitions,
 };
 use crate::wire::{
     AssignmentEnvelope, AssignmentInfo, AssignorError, DecodeError, EARLIEST_PROBEABLE_VERSION, EncodeError, EndpointError,
@@ -81,148 +81,6 @@ use crate::wire::{
 /// The process id of the synthetic client that holds every member from the future (Kafka draws
 /// a random one per assignor instance; a fixed one keeps the result reproducible).
 pub const FUTURE_PROCESS_ID: ProcessId = ProcessId(uuid::Uuid::from_u128(0xffff_ffff_ffff_ffff_ffff_ffff_ffff_fffe));
-
-/// One JoinGroup member, as the group coordinator hands it to the leader.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JoinMember {
-    /// The member id.
-    pub member_id: String,
-    /// `group.instance.id` (static membership), if set.
-    pub group_instance_id: Option<String>,
-    /// The member metadata: a `ConsumerProtocolSubscription` envelope.
-    pub subscription: Vec<u8>,
-}
-
-impl JoinMember {
-    /// A dynamic member.
-    pub fn new(member_id: impl Into<String>, subscription: Vec<u8>) -> Self {
-        Self { member_id: member_id.into(), group_instance_id: None, subscription }
-    }
-
-    /// Sets the group instance id.
-    pub fn with_group_instance_id(mut self, id: impl Into<String>) -> Self {
-        self.group_instance_id = Some(id.into());
-        self
-    }
-}
-
-/// The changelog end offsets the leader fetched.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChangelogEndOffsets {
-    /// The end offset of every changelog partition (for a source topic used as changelog: the
-    /// committed offset). A changelog partition missing here makes the offsets unavailable, as
-    /// a failed fetch does in Kafka.
-    Available(BTreeMap<TopicPartition, i64>),
-    /// Fetching failed: lags are unknown and the fallback assignor runs.
-    Unavailable,
-}
-
-/// The leader's configuration.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct LeaderConfig {
-    /// The task assignor's configuration.
-    pub assignment: AssignmentConfigs,
-    /// The configured task assignor.
-    pub assignor: AssignorKind,
-}
-
-/// Everything the leader's assignment depends on: build it with [`LeaderInput::new`] and the
-/// `with_*` setters.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct LeaderInput<'a> {
-    /// The JoinGroup members.
-    pub members: &'a [JoinMember],
-    /// The topology.
-    pub topology: &'a Topology,
-    /// Partition counts of the external topics (repartition topics are derived).
-    pub metadata: &'a ClusterMetadata,
-    /// The changelog end offsets.
-    pub end_offsets: &'a ChangelogEndOffsets,
-    /// The leader's own process id (its client gets the probing deadline).
-    pub leader_process_id: ProcessId,
-    /// Members that take part in the group but not in the task assignment (a leader that
-    /// processes nothing itself): see [Excluded members](self#excluded-members).
-    pub excluded_members: &'a [String],
-    /// The leader's clock (epoch ms).
-    pub now_ms: i64,
-    /// The configuration.
-    pub config: &'a LeaderConfig,
-    /// What this leader saw at the group's previous rebalance ([`AssignmentReport::snapshot`]),
-    /// if it led that one too: the optimized assignor estimates restore rates from it. Kafka's
-    /// assignors ignore it.
-    pub previous_rebalance: Option<&'a RebalanceSnapshot>,
-}
-
-static DEFAULT_CONFIG: std::sync::LazyLock<LeaderConfig> = std::sync::LazyLock::new(LeaderConfig::default);
-
-impl<'a> LeaderInput<'a> {
-    /// The input of a leader whose own client is `leader_process_id`, with the default
-    /// [`LeaderConfig`], no excluded member, the clock at 0 and no previous rebalance.
-    pub fn new(
-        members: &'a [JoinMember],
-        topology: &'a Topology,
-        metadata: &'a ClusterMetadata,
-        end_offsets: &'a ChangelogEndOffsets,
-        leader_process_id: ProcessId,
-    ) -> Self {
-        Self {
-            members,
-            topology,
-            metadata,
-            end_offsets,
-            leader_process_id,
-            excluded_members: &[],
-            now_ms: 0,
-            config: &DEFAULT_CONFIG,
-            previous_rebalance: None,
-        }
-    }
-
-    /// Sets the configuration.
-    pub fn with_config(mut self, config: &'a LeaderConfig) -> Self {
-        self.config = config;
-        self
-    }
-
-    /// Sets the members that take part in the group but not in the task assignment.
-    pub fn with_excluded_members(mut self, member_ids: &'a [String]) -> Self {
-        self.excluded_members = member_ids;
-        self
-    }
-
-    /// Sets the leader's clock (epoch ms).
-    pub fn with_now_ms(mut self, now_ms: i64) -> Self {
-        self.now_ms = now_ms;
-        self
-    }
-
-    /// Sets (or, with `None`, clears) what this leader saw at the group's previous rebalance.
-    pub fn with_previous_rebalance(mut self, snapshot: impl Into<Option<&'a RebalanceSnapshot>>) -> Self {
-        self.previous_rebalance = snapshot.into();
-        self
-    }
-}
-
-/// The offset sums a leader saw at one rebalance and when, to pass to the next one
-/// ([`LeaderInput::previous_rebalance`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct RebalanceSnapshot {
-    /// The leader's clock then (epoch ms).
-    pub at_ms: i64,
-    /// The changelog end-offset sums and each client's offset sums then (its `elapsed_ms` is 0).
-    pub sums: PreviousRebalance,
-}
-
-impl RebalanceSnapshot {
-    /// The engine's view of this snapshot from a rebalance at `now_ms`.
-    pub fn as_previous(&self, now_ms: i64) -> PreviousRebalance {
-        let mut previous = self.sums.clone();
-        previous.elapsed_ms = now_ms.saturating_sub(self.at_ms);
-        previous
-    }
-}
 
 /// Why the leader could not produce any assignment (Kafka's leader throws in these cases).
 #[derive(Debug, thiserror::Error)]

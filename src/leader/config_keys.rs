@@ -1,7 +1,7 @@
 //! The leader's configs given as text (`key=value`, Kafka's keys): the task assignor's class and
 //! its [`AssignmentConfigs`].
 
-use super::assign::LeaderConfig;
+use super::input::LeaderConfig;
 use crate::engine::{AssignmentConfigs, SetConfigError, UnknownAssignor};
 
 /// The key that picks the task assignor (Kafka's `StreamsConfig.INTERNAL_TASK_ASSIGNOR_CLASS`).

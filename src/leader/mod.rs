@@ -4,7 +4,7 @@
 //! | step | Kafka | here | module |
 //! |---|---|---|---|
 //! | the topology the leader reasons about | `InternalTopologyBuilder.subtopologyToTopicsInfo`, `copartitionGroups` | [`Topology`] (JSON, builders) | [`topology`] |
-//! | … read from `Topology#describe()` text | `TopologyDescription` | [`Topology::from_describe`] | [`describe`] |
+//! | … read from `Topology#describe()` text | `TopologyDescription` | [`Topology::from_describe`] | [`topology_text`] |
 //! | repartition topic counts, copartitioning, tasks, changelogs | `RepartitionTopics`, `CopartitionedTopicsEnforcer`, `PartitionGrouper`, `ChangelogTopics` | [`Tasks::build`] | [`tasks`] |
 //! | one client's tasks over its threads | `assignTasksToThreads` | [`assign_tasks_to_threads`] | [`threads`] |
 //! | each consumer's partitions, task list, held-back tasks, follow-up | `addClientAssignments` | [`build_member_assignments`] | [`threads`] |
@@ -33,17 +33,18 @@
 
 pub mod assign;
 pub mod config_keys;
-pub mod describe;
+pub mod input;
 mod java_order;
+pub mod replica_kinds;
 pub mod tasks;
 pub mod threads;
 pub mod topology;
+pub mod topology_text;
 
-pub use assign::{
-    AssignmentReport, ChangelogEndOffsets, FUTURE_PROCESS_ID, GroupAssignment, JoinMember, LeaderConfig, LeaderError, LeaderInput,
-    RebalanceSnapshot, assign, error_info,
-};
-pub use describe::DescribeError;
+pub use assign::{AssignmentReport, FUTURE_PROCESS_ID, GroupAssignment, LeaderError, assign, error_info};
+pub use input::{ChangelogEndOffsets, JoinMember, LeaderConfig, LeaderInput, RebalanceSnapshot};
+pub use topology_text::TopologyTextError;
+pub use replica_kinds::ReplicaKinds;
 pub use tasks::{ClusterMetadata, TaskError, Tasks};
 pub use threads::{
     ClientHistory, ClientTasks, MemberAssignment, ThreadAssignment, ThreadError, ThreadTasks, assign_tasks_to_threads,

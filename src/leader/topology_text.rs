@@ -61,7 +61,7 @@ use super::topology::{StateStore, Subtopology, Topology, TopologyError};
 /// Text that is not `Topology#describe()` output this parser supports.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum DescribeError {
+pub enum TopologyTextError {
     /// A line that is none of the forms `describe()` prints.
     #[error("line {line}: unexpected `{text}`")]
     UnexpectedLine {
@@ -129,7 +129,7 @@ impl Topology {
     ///
     /// assert!(Topology::from_describe("Topologies:\n   Sub-topology: 0\n    Source: s (topicPattern: in.*)\n", "app").is_err());
     /// ```
-    pub fn from_describe(text: &str, application_id: &str) -> Result<Self, DescribeError> {
+    pub fn from_describe(text: &str, application_id: &str) -> Result<Self, TopologyTextError> {
         let sections = parse_sections(text)?;
         let tasked: Vec<&Section<'_>> = sections.iter().filter(|s| !s.global).collect();
 
@@ -162,17 +162,17 @@ impl Topology {
     }
 }
 
-fn parse_sections(text: &str) -> Result<Vec<Section<'_>>, DescribeError> {
+fn parse_sections(text: &str) -> Result<Vec<Section<'_>>, TopologyTextError> {
     let mut sections: Vec<Section<'_>> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
-        let unexpected = || DescribeError::UnexpectedLine { line, text: raw.to_owned() };
+        let unexpected = || TopologyTextError::UnexpectedLine { line, text: raw.to_owned() };
         let trimmed = raw.trim();
         if trimmed.is_empty() || trimmed == "Topologies:" || trimmed.starts_with("-->") || trimmed.starts_with("<--") {
             continue;
         }
         if trimmed.starts_with("Topology: ") {
-            return Err(DescribeError::NamedTopology { line });
+            return Err(TopologyTextError::NamedTopology { line });
         }
         if let Some(rest) = trimmed.strip_prefix("Sub-topology: ") {
             let (id, global) = match rest.split_once(' ') {
@@ -191,7 +191,7 @@ fn parse_sections(text: &str) -> Result<Vec<Section<'_>>, DescribeError> {
             "Source" => match detail.strip_prefix("topics: ") {
                 Some(list) => Node::Source(parse_list(list).ok_or_else(unexpected)?),
                 None if detail.starts_with("topicPattern: ") => {
-                    return Err(DescribeError::PatternSource { line, node: name.to_owned() });
+                    return Err(TopologyTextError::PatternSource { line, node: name.to_owned() });
                 }
                 None => return Err(unexpected()),
             },
@@ -206,7 +206,7 @@ fn parse_sections(text: &str) -> Result<Vec<Section<'_>>, DescribeError> {
             },
             _ => return Err(unexpected()),
         };
-        let section = sections.last_mut().ok_or(DescribeError::NodeOutsideSubtopology { line })?;
+        let section = sections.last_mut().ok_or(TopologyTextError::NodeOutsideSubtopology { line })?;
         match node {
             Node::Source(topics) => section.sources.extend(topics),
             Node::Processor(name, stores) => {
