@@ -19,8 +19,10 @@ def module_path(path):
 
 
 def strip_tests(text):
+    """The file without its test module and its comments (a doc link is not a dependency)."""
     m = re.search(r"#\[cfg\(test\)\]\s*(pub(\(crate\))?\s+)?mod tests", text)
-    return text[: m.start()] if m else text
+    text = text[: m.start()] if m else text
+    return re.sub(r"//[^\n]*", "", text)
 
 
 def main():

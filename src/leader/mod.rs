@@ -31,17 +31,24 @@
 //! assert!(threads.0.values().all(|t| t.active.len() == 4));
 //! ```
 
+mod aggregate;
 pub mod assign;
 pub mod config_keys;
+mod encode;
+mod engine_input;
 pub mod input;
 mod java_order;
+pub mod output;
 pub mod replica_kinds;
 pub mod tasks;
 pub mod threads;
 pub mod topology;
 pub mod topology_text;
 
-pub use assign::{AssignmentReport, FUTURE_PROCESS_ID, GroupAssignment, LeaderError, assign, error_info};
+pub use aggregate::FUTURE_PROCESS_ID;
+pub use assign::assign;
+pub use encode::error_info;
+pub use output::{AssignmentReport, GroupAssignment, LeaderError};
 pub use input::{ChangelogEndOffsets, JoinMember, LeaderConfig, LeaderInput, RebalanceSnapshot};
 pub use topology_text::TopologyTextError;
 pub use replica_kinds::ReplicaKinds;

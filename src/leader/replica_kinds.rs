@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::assign::AssignmentReport;
+use super::output::AssignmentReport;
 use crate::wire::{ProcessId, TaskId};
 
 /// A client's warm-up and spare replicas, as the task assignor gave them.
