@@ -371,17 +371,4 @@ mod tests {
         let visited = java_subscription_order(members.iter().map(|(id, _)| id.as_str())).into_iter().filter_map(|i| members[i].1);
         assert_eq!(java_client_order(visited), [pid(1), pid(0x11), pid(0x21)]);
     }
-
-    #[test]
-    fn queue_polls_ascending_and_keeps_java_array() {
-        let mut q = TaskQueue::from_collection(vec![t(0, 3), t(0, 1), t(0, 2), t(0, 0)]);
-        // heapify: [0_3, 0_1, 0_2, 0_0] → sift index 1 (0_1 vs 0_0) → [0_3, 0_0, 0_2, 0_1] → index 0 → [0_0, 0_1, 0_2, 0_3]
-        assert_eq!(q.iter().cloned().collect::<Vec<_>>(), [t(0, 0), t(0, 1), t(0, 2), t(0, 3)]);
-        assert!(q.remove(&t(0, 1)));
-        assert_eq!(q.iter().cloned().collect::<Vec<_>>(), [t(0, 0), t(0, 3), t(0, 2)]);
-        assert_eq!(q.poll(), Some(t(0, 0)));
-        assert_eq!(q.poll(), Some(t(0, 2)));
-        assert_eq!(q.poll(), Some(t(0, 3)));
-        assert_eq!(q.poll(), None);
-    }
 }

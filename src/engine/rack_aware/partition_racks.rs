@@ -301,6 +301,7 @@ impl RackAwareOptimizer for PartitionRacks {
         traffic_cost: i32,
         non_overlap_cost: i32,
         allowed: &dyn Fn(&Placement, Client, Client, Task) -> bool,
-    ) {        self.swap_standbys(model, placement, traffic_cost, non_overlap_cost, allowed);
+    ) {
+        self.swap_standbys(model, placement, traffic_cost, non_overlap_cost, allowed);
     }
 }
