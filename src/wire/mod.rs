@@ -13,6 +13,9 @@
 //! (`decode_reporting`). Decoded values keep wire order, duplicates and raw string bytes, so
 //! re-encoding reproduces the input. Encoders refuse ([`EncodeError`]) what the chosen version
 //! cannot carry instead of dropping it.
+//!
+//! [`Message`] holds any of the four, named by its [`Kind`]: one decode (with the lenience
+//! report), encode and JSON view ([`json`]) for callers that take whichever kind they are given.
 
 mod assignment_parts;
 mod codec;
@@ -28,6 +31,7 @@ pub mod envelope;
 pub mod subscription_info;
 
 pub use assignment_info::AssignmentInfo;
+pub use message::{Kind, Message};
 pub use assignment_parts::{HostMaps, PartitionsByHost};
 pub use envelope::{
     AssignmentEnvelope, HIGHEST_ENVELOPE_VERSION, PROTOCOL_NAME, PROTOCOL_TYPE, SubscriptionEnvelope, TopicPartitions,
