@@ -13,7 +13,7 @@
 //!
 //!
 //! 1. Every subscription is decoded. A member whose `SubscriptionInfo` version is newer than
-//!    [`LATEST_SUPPORTED_VERSION`] joins one synthetic client, [`FUTURE_PROCESS_ID`], as in Kafka
+//!    [`LATEST_SUPPORTED_VERSION`](crate::wire::LATEST_SUPPORTED_VERSION) joins one synthetic client, [`FUTURE_PROCESS_ID`](super::FUTURE_PROCESS_ID), as in Kafka
 //!    (which uses a random id there). Other members are grouped by process id. They are visited
 //!    in Kafka's order, the iteration order of `ConsumerCoordinator`'s `HashMap` of member ids
 //!    filled in JoinGroup order: the first member of a process gives the client its endpoint and
@@ -23,7 +23,7 @@
 //!    the process sent the same `rackId` (Kafka's `validateClientRack`; otherwise rack-aware
 //!    assignment stays off). The minimum used version and minimum latest-supported version are
 //!    tracked.
-//! 2. Error assignments (see [`AssignmentReport::error`]): any subscription with error code
+//! 2. Error assignments (see [`AssignmentReport::error`](super::AssignmentReport::error)): any subscription with error code
 //!    `SHUTDOWN_REQUESTED`; missing source topics (`INCOMPLETE_SOURCE_TOPIC_METADATA`); repartition
 //!    topic counts that cannot be derived, a member from the future next to a v1/v2 member, or a
 //!    task assignor failure (`ASSIGNMENT_ERROR`). Each is sent as Kafka sends it: an
@@ -33,13 +33,13 @@
 //!    the end offsets given (all unknown, `-3`, when they are unavailable; the engine then falls
 //!    back as Kafka does). Previous active tasks come from owned partitions, then from offset sums.
 //!    Unless `rack.aware.assignment.strategy` is `none`, every task's partitions go to the engine
-//!    with their replica racks from the metadata ([`TaskPartitions`]): the task's source
+//!    with their replica racks from the metadata ([`TaskPartitions`](crate::engine::TaskPartitions)): the task's source
 //!    partitions (input and repartition topics, Kafka's `partitionsForTask`) and its changelog
 //!    partitions (`ChangelogTopics.changelogPartionsForTask`, source-topic changelogs included).
 //!    A partition whose racks are not in the metadata, or with a replica whose rack is empty, has
 //!    unknown racks, and Kafka's `canEnableRackAwareAssignor` (the engine's check) then fails.
-//! 4. [`engine::assign`] decides the tasks of each client; [`assign_tasks_to_threads`] and
-//!    [`build_member_assignments`] split them over consumers.
+//! 4. [`engine::assign`] decides the tasks of each client; [`assign_tasks_to_threads`](super::assign_tasks_to_threads) and
+//!    [`build_member_assignments`](super::build_member_assignments) split them over consumers.
 //! 5. Host maps (only when the minimum used version is ≥ 2, for clients with an endpoint) hold the
 //!    input partitions of each client's target active and standby tasks. Every `AssignmentInfo`
 //!    is encoded at the minimum used version with the minimum latest-supported version; fields the
@@ -54,9 +54,9 @@
 //! 6. If the task assignor wants a probing rebalance, the leader's own client gets the deadline
 //!    `now +` the assignor's follow-up interval (`probing.rebalance.interval.ms` for Kafka's
 //!    assignors; the predicted catch-up time for the optimized one), which goes to its first
-//!    consumer without held-back tasks (see [`build_member_assignments`]). The optimized
+//!    consumer without held-back tasks (see [`build_member_assignments`](super::build_member_assignments)). The optimized
 //!    assignor estimates restore rates from the previous rebalance: pass the last
-//!    [`AssignmentReport::snapshot`] as [`LeaderInput::previous_rebalance`] (the
+//!    [`AssignmentReport::snapshot`](super::AssignmentReport::snapshot) as [`LeaderInput::previous_rebalance`] (the
 //!    [`StreamsMember`](crate::group::StreamsMember) hook does so when it leads twice in a row).
 //!
 //! Members are taken in the order given. Kafka takes them in the iteration order of its
