@@ -8,6 +8,7 @@ pub mod connection;
 pub mod describe;
 pub mod hook;
 pub mod layout;
+mod machine;
 pub mod member;
 pub mod member_config;
 pub mod member_events;
