@@ -1,6 +1,6 @@
 //! The group member's protocol as a state machine without I/O: it is fed the coordinator's
 //! answers (or the errors of the calls) and the time, and says which request to send next and
-//! until when nothing is due. [`GroupMember`](super::member::GroupMember) drives it over TCP.
+//! until when nothing is due. The blocking `GroupMember` drives it over TCP.
 //!
 //! The machine never reads the clock: every call that depends on time takes `now` (epoch ms).
 //! It calls the hook itself (the hook does no I/O); the leader's metadata and admin calls are

@@ -18,7 +18,7 @@
 //!    (latest) for the changelog partitions and `OffsetFetch` for source topics used as
 //!    changelogs, then the hook's [`assign`](PartitionAssignorHook::assign). A member in
 //!    leader-only mode ([`MemberConfig::leader_only`]) lists itself in
-//!    [`LeaderInput::excluded_members`]: it gets no tasks.
+//!    [`LeaderInput::excluded_members`](crate::leader::LeaderInput::excluded_members): it gets no tasks.
 //! 4. **SyncGroup** (the leader sends every member's bytes), then the hook's
 //!    [`on_assignment`](PartitionAssignorHook::on_assignment).
 //! 5. **Heartbeats** every `heartbeat.interval.ms`, until the coordinator asks for a rejoin, the
@@ -51,6 +51,11 @@
 //! Leader-only holds while this member leads: the coordinator makes the first member to join
 //! the leader. If a Java member leads instead, this member is an ordinary client of its
 //! assignment (with one thread's capacity) and may be given tasks.
+//!
+//! The protocol's decisions (what to send next, when, and what an answer or an error leads
+//! to) are made by a state machine without I/O in `machine.rs`; `GroupMember` is its driver:
+//! it owns the connection to the coordinator, the clock and the sleeps, does the leader's
+//! metadata and admin calls, and feeds every answer or error back.
 //!
 //! The loop is blocking: `stop` is polled between requests and while waiting, not during a
 //! JoinGroup or SyncGroup the coordinator holds (up to the rebalance timeout).
