@@ -109,6 +109,8 @@ enum Phase {
 enum Step {
     /// No step under way: the next one starts at the next poll.
     Idle,
+    /// The coordinator was found within a step: the step goes on at the next poll.
+    Connected,
     /// A request is out; its answer is awaited.
     Awaiting(Pending),
     /// The `JoinGroup` of this metadata is to be sent (again).
@@ -208,6 +210,12 @@ impl<H: PartitionAssignorHook> MemberMachine<H> {
         self.generation_id
     }
 
+    /// Whether the member holds a connection to the coordinator (false once an error asks to
+    /// find it again).
+    pub(crate) fn coordinator_known(&self) -> bool {
+        self.coordinator_known
+    }
+
     pub(crate) fn hook(&self) -> &H {
         &self.hook
     }
@@ -279,7 +287,7 @@ impl<H: PartitionAssignorHook> MemberMachine<H> {
                     self.step = Step::Backoff { until };
                     return None;
                 }
-                Step::Backoff { .. } | Step::Idle => {
+                Step::Backoff { .. } | Step::Idle | Step::Connected => {
                     if !self.coordinator_known {
                         self.step = Step::Awaiting(Pending::Coordinator);
                         return Some(Request::FindCoordinator);
@@ -347,7 +355,10 @@ impl<H: PartitionAssignorHook> MemberMachine<H> {
 
     fn on_response(&mut self, pending: Pending, response: Response, now: i64) -> Result<(), MemberError> {
         match (pending, response) {
-            (Pending::Coordinator, Response::CoordinatorFound) => self.coordinator_known = true,
+            (Pending::Coordinator, Response::CoordinatorFound) => {
+                self.coordinator_known = true;
+                self.step = Step::Connected;
+            }
             (Pending::Join { metadata }, Response::MemberIdRequired { member_id }) => {
                 self.member_id = member_id;
                 self.step = Step::Join { metadata };

@@ -267,3 +267,15 @@ fn a_fatal_error_leaves_then_ends_with_the_error() {
     m.poll_request(T0 + 3_000);
     assert!(matches!(m.take_outcome(), Some(Err(MemberError::Connection(_)))));
 }
+
+#[test]
+fn a_stop_waits_while_the_coordinator_is_found_and_the_join_is_under_way() {
+    let mut m = machine(config());
+    assert!(m.stoppable(), "between steps");
+    assert_eq!(m.poll_request(T0), Some(Request::FindCoordinator));
+    assert!(!m.stoppable(), "while the coordinator is looked for");
+    m.handle_response(Response::CoordinatorFound, T0);
+    assert!(!m.stoppable(), "the step goes on with the JoinGroup");
+    m.close();
+    assert!(matches!(m.poll_request(T0), Some(Request::JoinGroup { .. })));
+}

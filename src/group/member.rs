@@ -160,6 +160,9 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
                     Ok(response) => self.machine.handle_response(response, now_ms()),
                     Err(e) => self.machine.handle_error(e, now_ms()),
                 }
+                if !self.machine.coordinator_known() {
+                    self.coordinator = None;
+                }
                 continue;
             }
             if let Some(outcome) = self.machine.take_outcome() {
@@ -181,7 +184,6 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
     fn send(&mut self, request: Request, on_event: &mut dyn FnMut(MemberEvent)) -> Result<Response, MemberError> {
         match request {
             Request::FindCoordinator => {
-                self.coordinator = None;
                 self.coordinator = Some(self.find_coordinator()?);
                 Ok(Response::CoordinatorFound)
             }
