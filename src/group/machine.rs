@@ -460,7 +460,9 @@ impl<H: PartitionAssignorHook> MemberMachine<H> {
     /// Feeds the error of the request that is out (or of the driver's work for it).
     pub(crate) fn handle_error(&mut self, e: MemberError, now: i64) {
         if matches!(self.step, Step::Awaiting(Pending::Leave)) {
-            // The driver reports a failed leave as Response::Left.
+            // A leave that fails ends the member all the same (drivers report it as
+            // Response::Left, with its outcome).
+            self.step = Step::Done;
             return;
         }
         match recovery(&e) {
