@@ -8,6 +8,9 @@ pub mod connection;
 pub mod describe;
 pub mod hook;
 pub mod layout;
+mod machine;
+#[cfg(test)]
+mod machine_tests;
 pub mod member;
 pub mod member_config;
 pub mod member_events;
