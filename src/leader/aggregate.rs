@@ -47,6 +47,8 @@ pub(crate) struct Members {
     pub(crate) excluded: Vec<(String, ProcessId)>,
     /// The client of each member Kafka visits, in that order (excluded members left out).
     pub(crate) visited_clients: Vec<ProcessId>,
+    /// The process id each member sent, excluded members and members from the future included.
+    pub(crate) process_ids: BTreeMap<String, ProcessId>,
 }
 
 impl Members {
@@ -72,6 +74,7 @@ impl Members {
             snapshot: None,
             member_assignments: Vec::new(),
             infos: BTreeMap::new(),
+            process_ids: self.process_ids.clone(),
         }
     }
 }
@@ -94,6 +97,7 @@ pub(crate) fn aggregate_members(input: &LeaderInput<'_>) -> Result<Members, Lead
         shutdown: false,
         excluded: Vec::new(),
         visited_clients: Vec::new(),
+        process_ids: BTreeMap::new(),
     };
     // Kafka visits the members in its subscriptions map's order: where members of one process
     // disagree, that order decides whose endpoint and tags the client gets and whose offset
@@ -124,6 +128,7 @@ impl Members {
         }
         self.min_used = self.min_used.min(info.version);
         self.min_supported = self.min_supported.min(info.latest_supported_version);
+        self.process_ids.insert(id.clone(), info.process_id);
         if input.excluded_members.contains(id) {
             self.excluded.push((id.clone(), info.process_id));
             return Ok(());

@@ -100,5 +100,9 @@ pub struct AssignmentReport {
     pub member_assignments: Vec<MemberAssignment>,
     /// The `AssignmentInfo` sent to each member.
     pub infos: BTreeMap<String, AssignmentInfo>,
+    /// The process id each member's subscription carries (excluded members and members from the
+    /// future included, which [`clients`](Self::clients) leaves out or files under
+    /// [`FUTURE_PROCESS_ID`](super::FUTURE_PROCESS_ID)).
+    pub process_ids: BTreeMap<String, ProcessId>,
 }
 

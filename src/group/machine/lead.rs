@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::MemberMachine;
 use crate::group::hook::PartitionAssignorHook;
 use crate::group::member_events::{GenerationRecord, MemberError, MemberRecord};
-use crate::leader::{ChangelogEndOffsets, ClusterMetadata, FUTURE_PROCESS_ID, JoinMember, LeaderInput};
-use crate::wire::{ProcessId, SubscriptionEnvelope, SubscriptionInfo, TaskId};
+use crate::leader::{ChangelogEndOffsets, ClusterMetadata, JoinMember, LeaderInput};
+use crate::wire::{ProcessId, TaskId};
 
 impl<H: PartitionAssignorHook> MemberMachine<H> {
     /// The leader's assignment once the driver has the cluster's metadata (`counts`: the
@@ -36,13 +36,12 @@ impl<H: PartitionAssignorHook> MemberMachine<H> {
             .as_ref()
             .filter(|a| a.followup.probing_rebalance_needed)
             .map(|_| now.saturating_add(self.config.leader.assignment.probing_rebalance_interval_ms));
-        let process_of = process_ids(members, &report.clients);
         let records = out
             .members
             .keys()
             .map(|id| {
                 let info = &report.infos[id];
-                let process_id = process_of.get(id.as_str()).copied().unwrap_or(ProcessId::NIL);
+                let process_id = report.process_ids.get(id).copied().unwrap_or(ProcessId::NIL);
                 let kinds = report.replica_kinds(&process_id);
                 let (warm, spare) = (kinds.warmup, kinds.spare);
                 let (warmup, rest): (Vec<TaskId>, Vec<TaskId>) =
@@ -71,26 +70,4 @@ impl<H: PartitionAssignorHook> MemberMachine<H> {
         };
         Ok((out.members, record))
     }
-}
-
-/// Each member's process id. The leader has decoded every subscription already: its clients
-/// name the process of each member, except for members it left out (excluded) or put on the
-/// synthetic client of future versions; only those subscriptions are decoded here.
-fn process_ids<'m>(members: &'m [JoinMember], clients: &BTreeMap<ProcessId, Vec<String>>) -> BTreeMap<&'m str, ProcessId> {
-    let known: BTreeMap<&str, ProcessId> = clients
-        .iter()
-        .filter(|(p, _)| **p != FUTURE_PROCESS_ID)
-        .flat_map(|(p, ids)| ids.iter().map(move |id| (id.as_str(), *p)))
-        .collect();
-    members
-        .iter()
-        .filter_map(|m| {
-            if let Some(&p) = known.get(m.member_id.as_str()) {
-                return Some((m.member_id.as_str(), p));
-            }
-            let env = SubscriptionEnvelope::decode(&m.subscription).ok()?;
-            let info = SubscriptionInfo::decode(env.user_data.as_deref()?).ok()?;
-            Some((m.member_id.as_str(), info.process_id))
-        })
-        .collect()
 }
