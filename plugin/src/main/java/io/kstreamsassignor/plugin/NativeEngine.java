@@ -7,8 +7,10 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +28,7 @@ public final class NativeEngine {
     private static final Object LOCK = new Object();
     private static String loadedFrom;
     private static final Map<String, NativeEngineLoadException> FAILURES = new HashMap<>();
+    private static final Set<String> IGNORED = new HashSet<>();
 
     private NativeEngine() {
     }
@@ -51,10 +54,14 @@ public final class NativeEngine {
      */
     public static String ensureLoaded(final String libraryPath) {
         synchronized (LOCK) {
+            final String source = libraryPath != null ? libraryPath : "the jar resource " + resourcePath();
             if (loadedFrom != null) {
+                if (!source.equals(loadedFrom) && IGNORED.add(source)) {
+                    LOG.warn("The native engine is already loaded from {}; {} is not loaded (one library per JVM)",
+                        loadedFrom, source);
+                }
                 return loadedFrom;
             }
-            final String source = libraryPath != null ? libraryPath : "the jar resource " + resourcePath();
             final NativeEngineLoadException earlier = FAILURES.get(source);
             if (earlier != null) {
                 throw earlier;
