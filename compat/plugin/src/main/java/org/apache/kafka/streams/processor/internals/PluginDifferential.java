@@ -138,6 +138,8 @@ public final class PluginDifferential {
         final List<ClientSpec> clients;
         /** Racks per partition (absent: not annotated). */
         final Map<TopicPartition, Set<String>> partitionRacks;
+        /** Why docs/plugin.md says the engine must not use its memory here, or null. */
+        String mustStartFresh;
 
         Case(final int index, final String kind, final String applicationId, final long nowMs, final AssignmentConfigs configs,
              final List<Sub> subs, final Map<TaskId, Long> endOffsetSums, final List<ClientSpec> clients,
@@ -330,7 +332,9 @@ public final class PluginDifferential {
             clients.add(client);
         }
         String kind = "next rebalance";
-        final int change = rnd.nextInt(10);
+        String mustStartFresh = null;
+        long later = prev.nowMs + 1_000 + (long) (rnd.nextDouble() * 2 * prev.configs.probingRebalanceIntervalMs());
+        final int change = rnd.nextInt(12);
         if (change == 0 && clients.size() > 1) {
             clients.remove(rnd.nextInt(clients.size()));
             kind = "next rebalance, one client gone";
@@ -338,10 +342,55 @@ public final class PluginDifferential {
             clients.add(new ClientSpec(new ProcessId(new UUID(rnd.nextLong(), rnd.nextLong())), 1 + rnd.nextInt(4),
                 prev.clients.get(0).rack, prev.clients.get(0).tags, null));
             kind = "next rebalance, one client new";
+        } else if (change == 2 && clients.size() > 1) {
+            // Another member led in between and moved the active tasks: each client reports the
+            // previous active tasks of its neighbour.
+            final List<Set<TaskId>> owned = new ArrayList<>();
+            final List<Map<TaskId, Long>> sums = new ArrayList<>();
+            for (final ClientSpec client : clients) {
+                owned.add(new TreeSet<>(client.owned));
+                sums.add(new TreeMap<>(client.offsetSums));
+            }
+            for (int i = 0; i < clients.size(); i++) {
+                final ClientSpec client = clients.get(i);
+                final int from = (i + 1) % clients.size();
+                client.owned.clear();
+                client.owned.addAll(owned.get(from));
+                client.offsetSums.clear();
+                sums.get(from).forEach((task, sum) -> {
+                    if (sum == -2L || !client.owned.contains(task)) {
+                        client.offsetSums.put(task, sum);
+                    }
+                });
+            }
+            kind = "next rebalance, another leader in between";
+            for (int i = 0; i < clients.size() && mustStartFresh == null; i++) {
+                final Set<TaskId> before = statefulOnly(prev.subs, owned.get(i));
+                final Set<TaskId> now = statefulOnly(prev.subs, clients.get(i).owned);
+                if (!before.equals(now)) {
+                    mustStartFresh = "client " + clients.get(i).processId + " reports the previous active tasks " + now
+                        + ", not the " + before + " the last rebalance assigned it";
+                }
+            }
+        } else if (change == 3) {
+            later = prev.nowMs + 3 * prev.configs.probingRebalanceIntervalMs() + 1_000 + rnd.nextInt(100_000);
+            kind = "next rebalance, past three probing intervals";
+            mustStartFresh = "the last rebalance is older than three probing intervals";
         }
-        final long later = prev.nowMs + 1_000 + (long) (rnd.nextDouble() * 2 * prev.configs.probingRebalanceIntervalMs());
-        return new Case(index, kind, prev.applicationId, later, prev.configs, prev.subs, endOffsetSums, clients,
+        final Case next = new Case(index, kind, prev.applicationId, later, prev.configs, prev.subs, endOffsetSums, clients,
             prev.partitionRacks);
+        next.mustStartFresh = mustStartFresh;
+        return next;
+    }
+
+    static Set<TaskId> statefulOnly(final List<Sub> subs, final Set<TaskId> tasks) {
+        final Set<TaskId> out = new TreeSet<>();
+        for (final TaskId task : tasks) {
+            if (stateful(subs, task)) {
+                out.add(task);
+            }
+        }
+        return out;
     }
 
     /** The ApplicationState of {@code c}, built as StreamsPartitionAssignor builds it. */
@@ -417,6 +466,9 @@ public final class PluginDifferential {
         int fallbacks = 0;
         int invalid = 0;
         int probing = 0;
+        int recalled = 0;
+        int memoryBreaches = 0;
+        final List<String> memoryReports = new ArrayList<>();
         final Map<String, Integer> kinds = new TreeMap<>();
         final List<String> reports = new ArrayList<>();
         long pluginNanos = 0;
@@ -463,6 +515,14 @@ public final class PluginDifferential {
                 reports.add(header + ": the plugin wrote no dump");
                 continue;
             }
+            if (outcome.response().summary().contains("restore rates from the rebalance")) {
+                recalled++;
+                if (c.mustStartFresh != null) {
+                    memoryBreaches++;
+                    memoryReports.add(header + ": the engine used its memory although " + c.mustStartFresh
+                        + " (docs/plugin.md, Memory between rebalances); summary: " + outcome.response().summary());
+                }
+            }
             final long cliStarted = System.nanoTime();
             final JsonNode expected = runCli(cli, outcome.dumpFile());
             cliNanos += System.nanoTime() - cliStarted;
@@ -483,11 +543,15 @@ public final class PluginDifferential {
         for (int i = 0; i < Math.min(show, reports.size()); i++) {
             System.out.println(reports.get(i));
         }
+        for (int i = 0; i < Math.min(show, memoryReports.size()); i++) {
+            System.out.println(memoryReports.get(i));
+        }
         System.out.println("kinds: " + kinds);
-        System.out.printf("plugin %.0f ms, cli %.0f ms in total; %d cases asked for a probing rebalance%n",
-            pluginNanos / 1e6, cliNanos / 1e6, probing);
-        System.out.printf("%d cases: %d agree, %d differ, %d invalid, %d fell back%n", cases, agreeing, differing, invalid, fallbacks);
-        return differing + invalid + fallbacks == 0 ? 0 : 1;
+        System.out.printf("plugin %.0f ms, cli %.0f ms in total; %d cases asked for a probing rebalance, "
+            + "%d used the memory of the previous rebalance%n", pluginNanos / 1e6, cliNanos / 1e6, probing, recalled);
+        System.out.printf("%d cases: %d agree, %d differ, %d invalid, %d fell back, %d broke the memory rule%n",
+            cases, agreeing, differing, invalid, fallbacks, memoryBreaches);
+        return differing + invalid + fallbacks + memoryBreaches == 0 ? 0 : 1;
     }
 
     private static String required(final Map<String, String> opts, final String key) {
