@@ -1,9 +1,5 @@
 package io.kstreamsassignor.plugin;
 
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,7 +23,7 @@ import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
 
 /**
  * Packs an {@link ApplicationState} into the engine's request (version 1 of the crossing format
- * in docs/plugin.md): big-endian, as {@link DataOutputStream} writes it. Tasks, clients and each
+ * in docs/plugin.md): big-endian, as {@link java.io.DataOutputStream} writes it. Tasks, clients and each
  * client's tasks, tags and lags are written in sorted order, so that one state always gives the
  * same bytes.
  */
@@ -118,116 +114,181 @@ public final class RequestWriter {
                                final long nowMs,
                                final int flags,
                                final Map<String, String> configs) {
-        final ByteArrayOutputStream bytes = new ByteArrayOutputStream(4096);
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeInt(VERSION);
-            writeString(out, applicationId == null ? "" : applicationId);
-            out.writeLong(nowMs);
-            out.writeByte(flags);
-
-            out.writeInt(configs.size());
-            for (final Map.Entry<String, String> config : configs.entrySet()) {
-                writeString(out, config.getKey());
-                writeString(out, config.getValue());
+        final Map<TaskId, TaskInfo> tasks = new TreeMap<>(state.allTasks());
+        final Map<ProcessId, KafkaStreamsState> clients = new TreeMap<>(state.kafkaStreamsStates(true));
+        final List<TaskId> statefulTasks = new ArrayList<>();
+        for (final TaskInfo task : tasks.values()) {
+            if (task.isStateful()) {
+                statefulTasks.add(task.id());
             }
-
-            final boolean racks = !RACK_AWARE_NONE.equals(state.assignmentConfigs().rackAwareAssignmentStrategy());
-            final Map<TaskId, TaskInfo> tasks = new TreeMap<>(state.allTasks());
-            out.writeInt(tasks.size());
-            for (final TaskInfo task : tasks.values()) {
-                writeTask(out, task.id());
-                out.writeByte(task.isStateful() ? 1 : 0);
-                if (!racks) {
-                    out.writeInt(0);
-                    continue;
-                }
-                final List<TaskTopicPartition> partitions = new ArrayList<>(task.topicPartitions());
-                partitions.sort(PARTITION_ORDER);
-                out.writeInt(partitions.size());
-                for (final TaskTopicPartition partition : partitions) {
-                    out.writeByte((partition.isSource() ? 1 : 0) | (partition.isChangelog() ? 2 : 0));
-                    final Set<String> rackIds = partition.rackIds().orElse(null);
-                    if (rackIds == null) {
-                        out.writeInt(-1);
-                    } else {
-                        final SortedSet<String> sorted = new TreeSet<>(rackIds);
-                        out.writeInt(sorted.size());
-                        for (final String rack : sorted) {
-                            writeString(out, rack);
-                        }
-                    }
-                }
-            }
-
-            final Map<ProcessId, KafkaStreamsState> clients = new TreeMap<>(state.kafkaStreamsStates(true));
-            out.writeInt(clients.size());
-            for (final KafkaStreamsState client : clients.values()) {
-                out.writeLong(client.processId().id().getMostSignificantBits());
-                out.writeLong(client.processId().id().getLeastSignificantBits());
-                out.writeInt(client.numProcessingThreads());
-                writeNullableString(out, client.rackId().orElse(null));
-                final Map<String, String> tags = new TreeMap<>(client.clientTags());
-                out.writeInt(tags.size());
-                for (final Map.Entry<String, String> tag : tags.entrySet()) {
-                    writeString(out, tag.getKey());
-                    writeString(out, tag.getValue());
-                }
-                writeTasks(out, client.previousActiveTasks());
-                writeTasks(out, client.previousStandbyTasks());
-                final Map<TaskId, Long> lags = lagsOrNull(client);
-                if (lags == null) {
-                    out.writeInt(-1);
-                } else {
-                    out.writeInt(lags.size());
-                    for (final Map.Entry<TaskId, Long> lag : lags.entrySet()) {
-                        writeTask(out, lag.getKey());
-                        out.writeLong(lag.getValue());
-                    }
-                }
-            }
-        } catch (final IOException e) {
-            throw new UncheckedIOException("cannot write the request", e);
         }
-        return bytes.toByteArray();
+        // Room for everything but strings and racks, so that the lags (most of the bytes) never copy.
+        final long estimate = 64L + 13L * tasks.size() + clients.size() * (64L + 16L * statefulTasks.size());
+        final Output out = new Output((int) Math.min(estimate, Integer.MAX_VALUE - 64));
+
+        out.int32(VERSION);
+        out.string(applicationId == null ? "" : applicationId);
+        out.int64(nowMs);
+        out.int8(flags);
+
+        out.int32(configs.size());
+        for (final Map.Entry<String, String> config : configs.entrySet()) {
+            out.string(config.getKey());
+            out.string(config.getValue());
+        }
+
+        final boolean racks = !RACK_AWARE_NONE.equals(state.assignmentConfigs().rackAwareAssignmentStrategy());
+        out.int32(tasks.size());
+        for (final TaskInfo task : tasks.values()) {
+            out.task(task.id());
+            out.int8(task.isStateful() ? 1 : 0);
+            if (!racks) {
+                out.int32(0);
+                continue;
+            }
+            final List<TaskTopicPartition> partitions = new ArrayList<>(task.topicPartitions());
+            partitions.sort(PARTITION_ORDER);
+            out.int32(partitions.size());
+            for (final TaskTopicPartition partition : partitions) {
+                out.int8((partition.isSource() ? 1 : 0) | (partition.isChangelog() ? 2 : 0));
+                final Set<String> rackIds = partition.rackIds().orElse(null);
+                if (rackIds == null) {
+                    out.int32(-1);
+                } else {
+                    final SortedSet<String> sorted = new TreeSet<>(rackIds);
+                    out.int32(sorted.size());
+                    for (final String rack : sorted) {
+                        out.string(rack);
+                    }
+                }
+            }
+        }
+
+        out.int32(clients.size());
+        for (final KafkaStreamsState client : clients.values()) {
+            out.int64(client.processId().id().getMostSignificantBits());
+            out.int64(client.processId().id().getLeastSignificantBits());
+            out.int32(client.numProcessingThreads());
+            out.nullableString(client.rackId().orElse(null));
+            final Map<String, String> tags = new TreeMap<>(client.clientTags());
+            out.int32(tags.size());
+            for (final Map.Entry<String, String> tag : tags.entrySet()) {
+                out.string(tag.getKey());
+                out.string(tag.getValue());
+            }
+            out.tasks(client.previousActiveTasks());
+            out.tasks(client.previousStandbyTasks());
+            final Map<TaskId, Long> lags = lagsOrNull(client);
+            if (lags == null) {
+                out.int32(-1);
+                continue;
+            }
+            out.int32(lags.size());
+            // In task order: the stateful tasks first (the usual case: exactly these), then any other.
+            int written = 0;
+            for (final TaskId task : statefulTasks) {
+                final Long lag = lags.get(task);
+                if (lag != null) {
+                    out.task(task);
+                    out.int64(lag);
+                    written++;
+                }
+            }
+            if (written != lags.size()) {
+                for (final Map.Entry<TaskId, Long> lag : new TreeMap<>(lags).entrySet()) {
+                    if (!tasks.containsKey(lag.getKey()) || !tasks.get(lag.getKey()).isStateful()) {
+                        out.task(lag.getKey());
+                        out.int64(lag.getValue());
+                    }
+                }
+            }
+        }
+        return out.toByteArray();
     }
 
     /** The client's lags by task, or null when the host did not compute them. */
     private static Map<TaskId, Long> lagsOrNull(final KafkaStreamsState client) {
         try {
-            return new TreeMap<>(client.statefulTasksToLagSums());
+            return client.statefulTasksToLagSums();
         } catch (final UnsupportedOperationException | IllegalStateException e) {
             return null;
         }
     }
 
-    private static void writeTasks(final DataOutputStream out, final Collection<TaskId> tasks) throws IOException {
-        final SortedSet<TaskId> sorted = new TreeSet<>(tasks);
-        out.writeInt(sorted.size());
-        for (final TaskId task : sorted) {
-            writeTask(out, task);
+    /** A growable big-endian byte buffer, as DataOutputStream writes, without its per-byte calls. */
+    private static final class Output {
+        private byte[] buf;
+        private int size;
+
+        Output(final int capacity) {
+            buf = new byte[Math.max(capacity, 64)];
         }
-    }
 
-    private static void writeTask(final DataOutputStream out, final TaskId task) throws IOException {
-        if (task.topologyName() != null) {
-            throw new IllegalArgumentException("task " + task + " belongs to the named topology '" + task.topologyName()
-                + "'; named topologies are not supported");
+        private void ensure(final int more) {
+            final long needed = (long) size + more;
+            if (needed > buf.length) {
+                if (needed > Integer.MAX_VALUE - 8) {
+                    throw new IllegalStateException("the request would exceed 2 GiB");
+                }
+                buf = Arrays.copyOf(buf, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(needed, 2L * buf.length)));
+            }
         }
-        out.writeInt(task.subtopology());
-        out.writeInt(task.partition());
-    }
 
-    private static void writeString(final DataOutputStream out, final String value) throws IOException {
-        final byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
-        out.writeInt(utf8.length);
-        out.write(utf8);
-    }
+        void int8(final int v) {
+            ensure(1);
+            buf[size++] = (byte) v;
+        }
 
-    private static void writeNullableString(final DataOutputStream out, final String value) throws IOException {
-        if (value == null) {
-            out.writeInt(-1);
-        } else {
-            writeString(out, value);
+        void int32(final int v) {
+            ensure(4);
+            buf[size] = (byte) (v >>> 24);
+            buf[size + 1] = (byte) (v >>> 16);
+            buf[size + 2] = (byte) (v >>> 8);
+            buf[size + 3] = (byte) v;
+            size += 4;
+        }
+
+        void int64(final long v) {
+            int32((int) (v >>> 32));
+            int32((int) v);
+        }
+
+        void task(final TaskId task) {
+            if (task.topologyName() != null) {
+                throw new IllegalArgumentException("task " + task + " belongs to the named topology '" + task.topologyName()
+                    + "'; named topologies are not supported");
+            }
+            int32(task.subtopology());
+            int32(task.partition());
+        }
+
+        void tasks(final Collection<TaskId> tasks) {
+            final SortedSet<TaskId> sorted = tasks instanceof SortedSet && ((SortedSet<TaskId>) tasks).comparator() == null
+                ? (SortedSet<TaskId>) tasks : new TreeSet<>(tasks);
+            int32(sorted.size());
+            for (final TaskId task : sorted) {
+                task(task);
+            }
+        }
+
+        void string(final String value) {
+            final byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
+            int32(utf8.length);
+            ensure(utf8.length);
+            System.arraycopy(utf8, 0, buf, size, utf8.length);
+            size += utf8.length;
+        }
+
+        void nullableString(final String value) {
+            if (value == null) {
+                int32(-1);
+            } else {
+                string(value);
+            }
+        }
+
+        byte[] toByteArray() {
+            return size == buf.length ? buf : Arrays.copyOf(buf, size);
         }
     }
 }

@@ -97,7 +97,7 @@ public final class PluginDifferential {
     // The generated cases.
 
     /** One subtopology: {@code partitions} tasks, stateful or not. */
-    record Sub(int id, int partitions, boolean stateful) {
+    record Sub(int id, int partitions, boolean stateful, boolean logged) {
     }
 
     /** One client as the generator sees it, before Kafka's classes are built from it. */
@@ -182,6 +182,11 @@ public final class PluginDifferential {
         return subs.get(task.subtopology()).stateful();
     }
 
+    /** Stateful with a changelog: the tasks with end offsets, lags and standbys. */
+    static boolean logged(final List<Sub> subs, final TaskId task) {
+        return subs.get(task.subtopology()).logged();
+    }
+
     /** A case with a new application.id and a random previous state (or none). */
     static Case freshCase(final Random rnd, final int index, final long seed) {
         final int subCount = 1 + rnd.nextInt(4);
@@ -189,7 +194,8 @@ public final class PluginDifferential {
         final List<Sub> subs = new ArrayList<>();
         for (int s = 0; s < subCount; s++) {
             final boolean stateful = mix == 0 ? false : mix <= 3 || rnd.nextBoolean();
-            subs.add(new Sub(s, 1 + rnd.nextInt(12), stateful));
+            // Now and then a store with logging disabled: stateful, but no changelog and no lags.
+            subs.add(new Sub(s, 1 + rnd.nextInt(12), stateful, stateful && rnd.nextInt(7) != 0));
         }
         final String strategy = rnd.nextInt(2) == 0 ? "none" : STRATEGIES[1 + rnd.nextInt(2)];
         final boolean rackAware = !strategy.equals("none");
@@ -212,7 +218,7 @@ public final class PluginDifferential {
             for (final TaskId task : tasks(subs)) {
                 final List<TopicPartition> tps = new ArrayList<>();
                 tps.add(sourcePartition(task));
-                if (stateful(subs, task)) {
+                if (logged(subs, task)) {
                     tps.add(changelogPartition(task));
                 }
                 for (final TopicPartition tp : tps) {
@@ -249,7 +255,7 @@ public final class PluginDifferential {
 
         final Map<TaskId, Long> endOffsetSums = new TreeMap<>();
         for (final TaskId task : tasks(subs)) {
-            if (stateful(subs, task)) {
+            if (logged(subs, task)) {
                 endOffsetSums.put(task, (long) rnd.nextInt(200_000));
             }
         }
@@ -275,8 +281,8 @@ public final class PluginDifferential {
                         }
                     }
                 }
-                if (!isStateful) {
-                    continue;
+                if (!logged(subs, task)) {
+                    continue; // standbys only for tasks with a changelog
                 }
                 for (final ClientSpec client : clients) {
                     if (client == owner || rnd.nextInt(4) != 0) {
@@ -403,7 +409,7 @@ public final class PluginDifferential {
             final TopicPartition source = sourcePartition(task);
             partitions.add(partition(source, true, false, c.partitionRacks));
             taskForPartition.put(source, task);
-            if (isStateful) {
+            if (logged(c.subs, task)) {
                 partitions.add(partition(changelogPartition(task), false, true, c.partitionRacks));
             }
             final Set<String> stores = isStateful ? Set.of("store-" + task.subtopology()) : Set.of();
@@ -652,7 +658,7 @@ public final class PluginDifferential {
         final int subCount = 10;
         final List<Sub> subs = new ArrayList<>();
         for (int s = 0; s < subCount; s++) {
-            subs.add(new Sub(s, taskCount / subCount, s % 2 == 0));
+            subs.add(new Sub(s, taskCount / subCount, s % 2 == 0, s % 2 == 0));
         }
         final AssignmentConfigs configs = new AssignmentConfigs(10_000L, 2, 1, 600_000L, Collections.emptyList(),
             OptionalInt.empty(), OptionalInt.empty(), "none");
@@ -710,6 +716,20 @@ public final class PluginDifferential {
                 boundaries.add(total - engine);
             }
         }
+        // Kafka's own share of the write: statefulTasksToLagSums builds a map per client.
+        final List<Long> lagMaps = new ArrayList<>();
+        for (int run = 0; run < runs; run++) {
+            final long started = System.nanoTime();
+            long entries = 0;
+            for (final org.apache.kafka.streams.processor.assignment.KafkaStreamsState client : state.kafkaStreamsStates(true).values()) {
+                entries += client.statefulTasksToLagSums().size();
+            }
+            lagMaps.add(System.nanoTime() - started);
+            if (entries == 0) {
+                System.out.println("no lags");
+            }
+        }
+        System.out.printf("of the write, Kafka's statefulTasksToLagSums for every client: median %.1f ms%n", median(lagMaps) / 1e6);
         final double boundaryMs = median(boundaries) / 1e6;
         final double engineMs = median(engines) / 1e6;
         System.out.printf("%d clients x %d tasks (4 threads each, 1 standby), median of %d: total %.1f ms%n",
