@@ -8,8 +8,10 @@
 #       through OptimizedTaskAssignor with a dump folder and each dump through
 #       `kstreams-assignor assign --assignor optimized --compact --input`, and compares the two
 #       per client: active tasks, standby tasks (warm-ups and spares included), and the follow-up
-#       deadline against the CLI's probing rebalance. Prints the first K differences in full
-#       (default 3) and exits 1 on any difference, invalid assignment or fallback.
+#       deadline against the CLI's probing rebalance; checks the memory rule of docs/plugin.md on
+#       the cases built for it. Prints the first K differences in full (default 3) and exits 1 on
+#       any difference, invalid assignment, fallback or memory-rule breach; with `all`, also when
+#       the dumps of one seed differ between releases.
 #   compat/plugin/differential.sh --boundary [--kafka VERSION]
 #       The boundary cost: one state of 1,000 clients (4 threads each) and 10,000 tasks with
 #       1 standby; times RequestWriter + native call + ResponseReader against the engine time
@@ -100,4 +102,17 @@ for v in "${versions[@]}"; do
             --out "$out/kafka-$v" --show "$show" "${lib_opt[@]}" || status=1
     fi
 done
+# The same seed gives the same states whatever the release, so the plugin's dumps must match too.
+if [[ "$boundary" == 0 && ${#versions[@]} -gt 1 ]]; then
+    first="${versions[0]}"
+    for v in "${versions[@]:1}"; do
+        if diff -rq "$out/kafka-$first" "$out/kafka-$v" --exclude='*.cli-stderr.txt' >/dev/null; then
+            echo "the dumps of kafka-streams $v are byte for byte those of $first"
+        else
+            echo "the dumps of kafka-streams $v differ from those of $first:"
+            diff -rq "$out/kafka-$first" "$out/kafka-$v" --exclude='*.cli-stderr.txt' | head -5
+            status=1
+        fi
+    done
+fi
 exit "$status"

@@ -320,7 +320,8 @@ public final class PluginDifferential {
             final ClientSpec client = old.freshCopy();
             final KafkaStreamsAssignment assigned = byClient.get(old.processId);
             if (assigned != null) {
-                for (final AssignedTask task : assigned.tasks().values()) {
+                // In task order, so that a seed gives the same cases whatever HashMap orders a release has.
+                for (final AssignedTask task : new TreeMap<>(assigned.tasks()).values()) {
                     final boolean isStateful = stateful(prev.subs, task.id());
                     final long end = prev.endOffsetSums.getOrDefault(task.id(), 0L);
                     if (task.type() == AssignedTask.Type.ACTIVE) {
