@@ -62,4 +62,56 @@ class NativeRoundTripTest {
             () -> NativeEngine.assign(new byte[] {0, 0, 0, 1, 0, 0, 0x7f}));
         assertTrue(e.getMessage().contains("malformed"), e.getMessage());
     }
+
+    private static OptimizedTaskAssignor assignor(final Map<String, Object> extra) {
+        final Map<String, Object> configs = new HashMap<>(extra);
+        configs.put("application.id", "round-trip-errors");
+        configs.put(OptimizedTaskAssignor.NATIVE_LIBRARY_CONFIG, LIBRARY.toString());
+        final OptimizedTaskAssignor assignor = new OptimizedTaskAssignor();
+        assignor.configure(configs);
+        return assignor;
+    }
+
+    @Test
+    void fallsBackWhenTheEngineRefusesAConfig() {
+        assumeTrue(Files.isRegularFile(LIBRARY), "no native library at " + LIBRARY);
+        NativeEngine.ensureLoaded(LIBRARY.toString());
+        assumeTrue(Arrays.asList(NativeEngine.configKeys()).contains("stream.imbalance.percentage"));
+        final OptimizedTaskAssignor assignor = assignor(Map.of("stream.imbalance.percentage", "101"));
+        final TestStates.State state = OptimizedTaskAssignorTest.state();
+        final TaskAssignment assignment = assignor.assign(state);
+        final OptimizedTaskAssignor.Outcome outcome = assignor.lastOutcome();
+        assertTrue(outcome.fellBack());
+        assertTrue(outcome.fallbackReason().startsWith("the native engine could not assign this rebalance: "),
+            outcome.fallbackReason());
+        assertTrue(outcome.fallbackReason().contains("stream.imbalance.percentage"), outcome.fallbackReason());
+        assertEquals(AssignmentError.NONE, TaskAssignmentUtils.validateTaskAssignment(state, assignment));
+    }
+
+    @Test
+    void fallsBackOnANamedTopology() {
+        assumeTrue(Files.isRegularFile(LIBRARY), "no native library at " + LIBRARY);
+        final TestStates.State state = new TestStates.State(TestStates.configs(0, "none"))
+            .task(new TestStates.Task(new org.apache.kafka.streams.processor.TaskId(0, 0, "orders"), false))
+            .client(new TestStates.Client(TestStates.pid(1), 1));
+        final OptimizedTaskAssignor assignor = assignor(Map.of());
+        assignor.assign(state);
+        final OptimizedTaskAssignor.Outcome outcome = assignor.lastOutcome();
+        assertTrue(outcome.fellBack());
+        assertTrue(outcome.fallbackReason().contains("named topologies are not supported"), outcome.fallbackReason());
+    }
+
+    @Test
+    void aDumpThatCannotBeWrittenDoesNotFailTheRebalance(@TempDir final Path dir) throws Exception {
+        assumeTrue(Files.isRegularFile(LIBRARY), "no native library at " + LIBRARY);
+        final Path notADirectory = Files.createFile(dir.resolve("a-file"));
+        final OptimizedTaskAssignor assignor = assignor(Map.of(OptimizedTaskAssignor.DUMP_DIR_CONFIG, notADirectory.toString()));
+        final TestStates.State state = OptimizedTaskAssignorTest.state();
+        final TaskAssignment assignment = assignor.assign(state);
+        final OptimizedTaskAssignor.Outcome outcome = assignor.lastOutcome();
+        assertFalse(outcome.fellBack(), outcome.fallbackReason());
+        assertEquals(null, outcome.dumpFile());
+        assertNotNull(outcome.response().dump());
+        assertEquals(AssignmentError.NONE, TaskAssignmentUtils.validateTaskAssignment(state, assignment));
+    }
 }
