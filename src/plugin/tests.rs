@@ -62,7 +62,15 @@ fn kafka_lag(sums: &BTreeMap<TaskId, i64>, task: &TaskId, end: i64) -> i64 {
 
 /// What the JVM host sends for a world: lags, previous active and standby tasks.
 fn request_of(world: &World, now_ms: i64) -> Request {
-    let mut tasks: Vec<TaskRecord> = world.ends.keys().map(|t| TaskRecord::new(t.clone(), true)).collect();
+    let reported = |t: &TaskId| world.clients.iter().filter(|(_, _, sums, owned)| sums.contains_key(t) || owned.contains(t)).count();
+    let mut tasks: Vec<TaskRecord> = world
+        .ends
+        .iter()
+        .map(|(t, &end)| {
+            let task = TaskRecord::new(t.clone(), true);
+            if reported(t) < world.clients.len() { task.with_unreported_lag(end) } else { task }
+        })
+        .collect();
     tasks.extend(world.stateless.iter().map(|t| TaskRecord::new(t.clone(), false)));
     let clients = world
         .clients
@@ -71,7 +79,8 @@ fn request_of(world: &World, now_ms: i64) -> Request {
             let mut c = ClientRecord::new(*pid, *threads);
             c.previous_active = owned.iter().cloned().collect();
             c.previous_standby = sums.keys().filter(|t| !owned.contains(*t)).cloned().collect();
-            c.lags = Some(world.ends.iter().map(|(t, &end)| (t.clone(), kafka_lag(sums, t, end))).collect());
+            let held = |t: &&TaskId| sums.contains_key(*t) || owned.contains(*t);
+            c.lags = Some(world.ends.iter().filter(|(t, _)| held(t)).map(|(t, &end)| (t.clone(), kafka_lag(sums, t, end))).collect());
             c
         })
         .collect();
@@ -181,11 +190,10 @@ fn the_follow_up_goes_to_the_client_of_the_first_warm_up() {
     a.previous_active = tasks.clone();
     a.lags = Some(tasks.iter().map(|t| (t.clone(), LATEST_OFFSET)).collect());
     let mut b = ClientRecord::new(new, 1);
-    b.lags = Some(tasks.iter().map(|t| (t.clone(), 100_000)).collect());
     let request = Request {
         application_id: "app".into(),
         now_ms: 50_000,
-        tasks: tasks.iter().map(|t| TaskRecord::new(t.clone(), true)).collect(),
+        tasks: tasks.iter().map(|t| TaskRecord::new(t.clone(), true).with_unreported_lag(100_000)).collect(),
         clients: vec![a, b],
         ..Request::default()
     };
