@@ -4,12 +4,15 @@ use super::*;
 use crate::rng::Rng;
 use crate::wire::{LATEST_OFFSET, TaskId, UNKNOWN_OFFSET_SUM};
 
+/// A client: process id, threads, reported offset sums, tasks whose partitions it owned.
+type WorldClient = (ProcessId, i32, BTreeMap<TaskId, i64>, BTreeSet<TaskId>);
+
 /// A group as Kafka Streams knows it before it computes lags: true end-offset sums and each
 /// client's reported offset sums.
 struct World {
     ends: BTreeMap<TaskId, i64>,
     stateless: Vec<TaskId>,
-    clients: Vec<(ProcessId, i32, BTreeMap<TaskId, i64>, BTreeSet<TaskId>)>,
+    clients: Vec<WorldClient>,
 }
 
 fn world(rng: &mut Rng) -> World {
@@ -189,7 +192,7 @@ fn the_follow_up_goes_to_the_client_of_the_first_warm_up() {
     let mut a = ClientRecord::new(old, 1);
     a.previous_active = tasks.clone();
     a.lags = Some(tasks.iter().map(|t| (t.clone(), LATEST_OFFSET)).collect());
-    let mut b = ClientRecord::new(new, 1);
+    let b = ClientRecord::new(new, 1);
     let request = Request {
         application_id: "app".into(),
         now_ms: 50_000,
