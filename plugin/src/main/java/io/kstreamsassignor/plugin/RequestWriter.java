@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,6 @@ import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
 import org.apache.kafka.streams.processor.assignment.AssignmentConfigs;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsState;
-import org.apache.kafka.streams.processor.assignment.ProcessId;
 import org.apache.kafka.streams.processor.assignment.TaskInfo;
 import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
 
@@ -115,15 +115,17 @@ public final class RequestWriter {
                                final int flags,
                                final Map<String, String> configs) {
         final Map<TaskId, TaskInfo> tasks = new TreeMap<>(state.allTasks());
-        final Map<ProcessId, KafkaStreamsState> clients = new TreeMap<>(state.kafkaStreamsStates(true));
-        final List<TaskId> statefulTasks = new ArrayList<>();
-        for (final TaskInfo task : tasks.values()) {
-            if (task.isStateful()) {
-                statefulTasks.add(task.id());
-            }
+        final List<KafkaStreamsState> clients = new ArrayList<>(new TreeMap<>(state.kafkaStreamsStates(true)).values());
+        // Each client's previous tasks, read once: the tasks it reported (lags are sent for these only).
+        final List<Set<TaskId>> reported = new ArrayList<>(clients.size());
+        long reportedCount = 0;
+        for (final KafkaStreamsState client : clients) {
+            final Set<TaskId> tasksOfClient = new HashSet<>(client.previousActiveTasks());
+            tasksOfClient.addAll(client.previousStandbyTasks());
+            reported.add(tasksOfClient);
+            reportedCount += tasksOfClient.size();
         }
-        // Room for everything but strings and racks, so that the lags (most of the bytes) never copy.
-        final long estimate = 64L + 13L * tasks.size() + clients.size() * (64L + 16L * statefulTasks.size());
+        final long estimate = 64L + 21L * tasks.size() + 64L * clients.size() + 24L * reportedCount;
         final Output out = new Output((int) Math.min(estimate, Integer.MAX_VALUE - 64));
 
         out.int32(VERSION);
@@ -142,6 +144,7 @@ public final class RequestWriter {
         for (final TaskInfo task : tasks.values()) {
             out.task(task.id());
             out.int8(task.isStateful() ? 1 : 0);
+            out.int64(unreportedLag(task, clients, reported));
             if (!racks) {
                 out.int32(0);
                 continue;
@@ -165,7 +168,8 @@ public final class RequestWriter {
         }
 
         out.int32(clients.size());
-        for (final KafkaStreamsState client : clients.values()) {
+        for (int c = 0; c < clients.size(); c++) {
+            final KafkaStreamsState client = clients.get(c);
             out.int64(client.processId().id().getMostSignificantBits());
             out.int64(client.processId().id().getLeastSignificantBits());
             out.int32(client.numProcessingThreads());
@@ -178,40 +182,76 @@ public final class RequestWriter {
             }
             out.tasks(client.previousActiveTasks());
             out.tasks(client.previousStandbyTasks());
-            final Map<TaskId, Long> lags = lagsOrNull(client);
-            if (lags == null) {
-                out.int32(-1);
-                continue;
-            }
-            out.int32(lags.size());
-            // In task order: the stateful tasks first (the usual case: exactly these), then any other.
-            int written = 0;
-            for (final TaskId task : statefulTasks) {
-                final Long lag = lags.get(task);
-                if (lag != null) {
-                    out.task(task);
-                    out.int64(lag);
-                    written++;
-                }
-            }
-            if (written != lags.size()) {
-                for (final Map.Entry<TaskId, Long> lag : new TreeMap<>(lags).entrySet()) {
-                    if (!tasks.containsKey(lag.getKey()) || !tasks.get(lag.getKey()).isStateful()) {
-                        out.task(lag.getKey());
-                        out.int64(lag.getValue());
-                    }
-                }
-            }
+            writeLags(out, client, new TreeSet<>(reported.get(c)), tasks);
         }
         return out.toByteArray();
     }
 
-    /** The client's lags by task, or null when the host did not compute them. */
-    private static Map<TaskId, Long> lagsOrNull(final KafkaStreamsState client) {
-        try {
-            return client.statefulTasksToLagSums();
-        } catch (final UnsupportedOperationException | IllegalStateException e) {
-            return null;
+    /**
+     * Whether Kafka Streams keeps lags for {@code task}: a stateful task with a changelog (a store
+     * with logging disabled is stateful but has none, and {@code lagFor} refuses it).
+     */
+    static boolean hasLags(final TaskInfo task) {
+        if (!task.isStateful()) {
+            return false;
+        }
+        for (final TaskTopicPartition partition : task.topicPartitions()) {
+            if (partition.isChangelog()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The lag of the first client (in process-id order) that did not report {@code task}: Kafka
+     * computes it as the task's changelog end-offset sum. -1 when every client reported the task,
+     * when the task has no lags, or when the lags were not computed.
+     */
+    private static long unreportedLag(final TaskInfo task, final List<KafkaStreamsState> clients,
+                                      final List<Set<TaskId>> reported) {
+        if (!hasLags(task)) {
+            return -1;
+        }
+        for (int c = 0; c < clients.size(); c++) {
+            if (!reported.get(c).contains(task.id())) {
+                try {
+                    return clients.get(c).lagFor(task.id());
+                } catch (final UnsupportedOperationException | IllegalStateException e) {
+                    return -1;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * {@code lagFor} of the tasks with lags among those the client reported, in task order;
+     * a count of -1 when the host did not compute lags.
+     */
+    private static void writeLags(final Output out, final KafkaStreamsState client, final SortedSet<TaskId> reported,
+                                  final Map<TaskId, TaskInfo> tasks) {
+        final List<TaskId> ids = new ArrayList<>(reported.size());
+        final List<Long> lags = new ArrayList<>(reported.size());
+        for (final TaskId id : reported) {
+            final TaskInfo task = tasks.get(id);
+            if (task == null || !hasLags(task)) {
+                continue; // not a task of this rebalance, or one without a changelog
+            }
+            try {
+                lags.add(client.lagFor(id));
+                ids.add(id);
+            } catch (final UnsupportedOperationException e) {
+                out.int32(-1); // lags not computed
+                return;
+            } catch (final IllegalStateException e) {
+                // Kafka has no lag for this task (and logged why): send none.
+            }
+        }
+        out.int32(ids.size());
+        for (int i = 0; i < ids.size(); i++) {
+            out.task(ids.get(i));
+            out.int64(lags.get(i));
         }
     }
 

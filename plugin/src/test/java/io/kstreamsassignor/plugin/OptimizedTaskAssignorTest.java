@@ -27,7 +27,7 @@ class OptimizedTaskAssignorTest {
     static TestStates.State state() {
         final TestStates.State state = new TestStates.State(TestStates.configs(1, "none"));
         for (int p = 0; p < 4; p++) {
-            state.task(new TestStates.Task(new TaskId(0, p), true));
+            state.task(new TestStates.Task(new TaskId(0, p), true).partition("store-changelog", p, false, true, null));
             state.task(new TestStates.Task(new TaskId(1, p), false));
         }
         for (int c = 1; c <= 3; c++) {
@@ -60,6 +60,7 @@ class OptimizedTaskAssignorTest {
         configs.put(OptimizedTaskAssignor.NATIVE_LIBRARY_CONFIG, dir.resolve("no-such-library.so").toString());
         configs.put(OptimizedTaskAssignor.DUMP_DIR_CONFIG, dir.resolve("dumps").toString());
 
+        final TestStates.State state = state();
         final PrintStream stderr = System.err;
         final ByteArrayOutputStream captured = new ByteArrayOutputStream();
         final TaskAssignment assignment;
@@ -69,9 +70,9 @@ class OptimizedTaskAssignorTest {
         try {
             System.setErr(new PrintStream(captured, true, "UTF-8"));
             assignor.configure(configs);
-            assignment = assignor.assign(state());
+            assignment = assignor.assign(state);
             second.configure(configs);
-            again = second.assign(state());
+            again = second.assign(state);
         } catch (final java.io.UnsupportedEncodingException e) {
             throw new AssertionError(e);
         } finally {
@@ -80,10 +81,10 @@ class OptimizedTaskAssignorTest {
 
         final StickyTaskAssignor sticky = new StickyTaskAssignor();
         sticky.configure(configs);
-        final TaskAssignment expected = sticky.assign(state());
+        final TaskAssignment expected = sticky.assign(state);
         assertEquals(byClient(expected), byClient(assignment));
         assertEquals(byClient(expected), byClient(again));
-        assertEquals(AssignmentError.NONE, TaskAssignmentUtils.validateTaskAssignment(state(), assignment));
+        assertEquals(AssignmentError.NONE, TaskAssignmentUtils.validateTaskAssignment(state, assignment));
 
         assertTrue(assignor.lastOutcome().fellBack());
         final String log = new String(captured.toByteArray(), StandardCharsets.UTF_8);

@@ -29,12 +29,16 @@ class RequestWriterTest {
         first.tags.put("z", "a");
         first.active.add(new TaskId(0, 1));
         first.lags.put(new TaskId(0, 1), -2L);
+        first.lags.put(new TaskId(0, 2), 500L);   // not reported by it: the unreported lag of 0_2
         final TestStates.Client second = new TestStates.Client(pid(2), 1);
         second.standby.add(new TaskId(0, 1));
         second.lags = null; // lags not computed: lagCount -1
         final TestStates.State state = new TestStates.State(TestStates.configs(1, "none"))
             .task(new TestStates.Task(new TaskId(1, 0), false).partition("in", 0, true, false, Collections.singleton("r1")))
-            .task(new TestStates.Task(new TaskId(0, 1), true).partition("in", 1, true, false, Collections.singleton("r1")))
+            .task(new TestStates.Task(new TaskId(0, 1), true).partition("in", 1, true, false, Collections.singleton("r1"))
+                .partition("store-changelog", 1, false, true, null))
+            .task(new TestStates.Task(new TaskId(0, 2), true).partition("store-changelog", 2, false, true, null))
+            .task(new TestStates.Task(new TaskId(0, 3), true)) // a store without a changelog: no lags
             .client(second)
             .client(first);
         final Map<String, String> configs = new LinkedHashMap<>();
@@ -48,9 +52,12 @@ class RequestWriterTest {
                 + "00000000000003e8"                        // nowMs 1000
                 + "01"                                      // flags: dump
                 + "00000001 | 00000001 6b | 00000001 76"    // configs: k=v
-                + "00000002"                                // tasks
-                + "00000000 00000001 | 01 | 00000000"       // 0_1 stateful, no partitions (strategy none)
-                + "00000001 00000000 | 00 | 00000000"       // 1_0 stateless
+                + "00000004"                                // tasks
+                + "00000000 00000001 | 01 | ffffffffffffffff | 00000000" // 0_1 stateful, every client reported it,
+                                                                          // no partitions (strategy none)
+                + "00000000 00000002 | 01 | 00000000000001f4 | 00000000" // 0_2: lagFor of ...-0001, which did not report it
+                + "00000000 00000003 | 01 | ffffffffffffffff | 00000000" // 0_3: stateful without a changelog
+                + "00000001 00000000 | 00 | ffffffffffffffff | 00000000" // 1_0 stateless
                 + "00000002"                                // clients, by process id
                 + "0000000000000000 0000000000000001"       // process id ...-0001
                 + "00000002"                                // threads
@@ -58,7 +65,7 @@ class RequestWriterTest {
                 + "00000001 | 00000001 7a | 00000001 61"    // tags z=a
                 + "00000001 | 00000000 00000001"            // previous active: 0_1
                 + "00000000"                                // previous standby: none
-                + "00000001 | 00000000 00000001 fffffffffffffffe" // lags: 0_1 -> -2
+                + "00000001 | 00000000 00000001 fffffffffffffffe" // lags of the reported tasks: 0_1 -> -2
                 + "0000000000000000 0000000000000002"       // process id ...-0002
                 + "00000001"                                // threads
                 + "ffffffff"                                // rack: null
@@ -82,6 +89,7 @@ class RequestWriterTest {
         final byte[] expected = hex(
             "00000001 | 00000000 | 0000000000000000 | 00 | 00000000"   // version, "", nowMs 0, flags 0, no configs
                 + "00000001 | 00000000 00000000 | 01"                   // one task, 0_0 stateful
+                + "ffffffffffffffff"                                     // no client left it unreported
                 + "00000002"                                             // two partitions, by topic
                 + "01 | ffffffff"                                        // a-0: source, racks unknown
                 + "02 | 00000002 | 00000002 7231 | 00000002 7232"        // b-0: changelog, racks r1 r2

@@ -137,6 +137,17 @@ final class TestStates {
         public Optional<Set<String>> rackIds() {
             return Optional.ofNullable(racks);
         }
+
+        @Override
+        public boolean equals(final Object o) {
+            return o instanceof Partition && ((Partition) o).topicPartition.equals(topicPartition)
+                && ((Partition) o).source == source && ((Partition) o).changelog == changelog;
+        }
+
+        @Override
+        public int hashCode() {
+            return topicPartition.hashCode() * 4 + (source ? 2 : 0) + (changelog ? 1 : 0);
+        }
     }
 
     static final class Client implements KafkaStreamsState {
