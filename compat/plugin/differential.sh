@@ -12,7 +12,7 @@
 #       the cases built for it. Prints the first K differences in full (default 3) and exits 1 on
 #       any difference, invalid assignment, fallback or memory-rule breach; with `all`, also when
 #       the dumps of one seed differ between releases.
-#   compat/plugin/differential.sh --boundary [--kafka VERSION]
+#   compat/plugin/differential.sh --boundary [--warmups N] [--kafka VERSION]
 #       The boundary cost: one state of 1,000 clients (4 threads each) and 10,000 tasks with
 #       1 standby; times RequestWriter + native call + ResponseReader against the engine time
 #       the response reports, median of 5 runs after a warm-up.
@@ -31,6 +31,7 @@ seed=1
 kafka=4.4.0
 out="$repo/target/plugin-differential"
 show=3
+warmups=3
 boundary=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -40,6 +41,7 @@ while [[ $# -gt 0 ]]; do
         --out) out="$2"; shift 2 ;;
         --show) show="$2"; shift 2 ;;
         --boundary) boundary=1; shift ;;
+        --warmups) warmups="$2"; shift 2 ;;
         *) sed -n '2,21p' "$0" >&2; exit 2 ;;
     esac
 done
@@ -94,7 +96,7 @@ for v in "${versions[@]}"; do
     [[ -n "$library" ]] && lib_opt=(--library "$library")
     echo "== kafka-streams $v ==" >&2
     if [[ "$boundary" == 1 ]]; then
-        java "${java_opts[@]}" -cp "$classpath" "$runner" boundary "${lib_opt[@]}" || status=1
+        java "${java_opts[@]}" -cp "$classpath" "$runner" boundary --warmups "$warmups" "${lib_opt[@]}" || status=1
     else
         rm -rf "$out/kafka-$v"
         mkdir -p "$out/kafka-$v"

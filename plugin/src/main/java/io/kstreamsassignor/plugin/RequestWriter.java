@@ -143,7 +143,9 @@ public final class RequestWriter {
         out.int32(tasks.size());
         for (final TaskInfo task : tasks.values()) {
             out.task(task.id());
-            out.int8(task.isStateful() ? 1 : 0);
+            // Stateful as Kafka's assignors see it: with a changelog (a store with logging
+            // disabled has nothing to restore and no standby to keep).
+            out.int8(hasLags(task) ? 1 : 0);
             out.int64(unreportedLag(task, clients, reported));
             if (!racks) {
                 out.int32(0);

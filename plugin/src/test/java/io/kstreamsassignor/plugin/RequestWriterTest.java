@@ -56,7 +56,8 @@ class RequestWriterTest {
                 + "00000000 00000001 | 01 | ffffffffffffffff | 00000000" // 0_1 stateful, every client reported it,
                                                                           // no partitions (strategy none)
                 + "00000000 00000002 | 01 | 00000000000001f4 | 00000000" // 0_2: lagFor of ...-0001, which did not report it
-                + "00000000 00000003 | 01 | ffffffffffffffff | 00000000" // 0_3: stateful without a changelog
+                + "00000000 00000003 | 00 | ffffffffffffffff | 00000000" // 0_3: a store without a changelog is
+                                                                          // stateless to Kafka's assignors
                 + "00000001 00000000 | 00 | ffffffffffffffff | 00000000" // 1_0 stateless
                 + "00000002"                                // clients, by process id
                 + "0000000000000000 0000000000000001"       // process id ...-0001
