@@ -3,15 +3,23 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod cli;
 
-use cli::{assign, lead, simulate, wire};
+use cli::{CliError, assign, lead, simulate, wire};
 
 #[derive(Parser)]
-#[command(name = "kstreams-assignor", version, about = "Kafka Streams' rebalance protocol, byte for byte")]
+#[command(
+    name = "kstreams-assignor",
+    version,
+    about = "Kafka Streams' rebalance protocol, byte for byte",
+    after_help = "Exit codes: 0 success, 1 failure, 2 usage error (bad or conflicting options)."
+)]
 struct Cli {
+    /// The most bytes any input file or standard input may hold.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = cli::io::DEFAULT_MAX_INPUT_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    max_input_bytes: u64,
     #[command(subcommand)]
     command: Command,
 }
@@ -31,17 +39,43 @@ enum Command {
     Lead(lead::LeadArgs),
     /// Describe a Kafka Streams group: each member's subscription and assignment, decoded.
     Describe(lead::DescribeArgs),
+    /// Print a shell completion script, e.g. `kstreams-assignor completions bash > /etc/bash_completion.d/kstreams-assignor`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `kstreams-assignor man > kstreams-assignor.1`.
+    Man,
+}
+
+/// The man page of the whole command line.
+fn man_page() -> Result<Vec<u8>, CliError> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(Cli::command()).render(&mut out).map_err(|e| format!("cannot render the man page: {e}"))?;
+    Ok(out)
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    // Usage errors found after parsing show that subcommand's usage line.
+    let name = matches.subcommand_name().map(str::to_owned);
+    cli::io::set_max_input_bytes(cli.max_input_bytes);
+    let text = |r: Result<String, String>| r.map(String::into_bytes).map_err(CliError::from);
     let result = match cli.command {
         Command::Decode(args) => wire::decode(args).map(String::into_bytes),
         Command::Encode(args) => wire::encode(args),
-        Command::Assign(args) => assign::assign(args).map(String::into_bytes),
+        Command::Assign(args) => text(assign::assign(args)),
         Command::Simulate(args) => simulate::simulate(args).map(String::into_bytes),
-        Command::Lead(args) => lead::lead(args).map(String::into_bytes),
-        Command::Describe(args) => lead::describe(args).map(String::into_bytes),
+        Command::Lead(args) => text(lead::lead(args)),
+        Command::Describe(args) => text(lead::describe(args)),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "kstreams-assignor", &mut out);
+            Ok(out)
+        }
+        Command::Man => man_page(),
     };
     match result {
         Ok(out) => {
@@ -51,9 +85,18 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Err(e) => {
+        Err(CliError::Failed(e)) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
+        }
+        // As clap reports its own usage errors: the message, the usage line, exit code 2.
+        Err(CliError::Usage(e)) => {
+            let mut cmd = Cli::command();
+            cmd.build();
+            match name.and_then(|n| cmd.find_subcommand_mut(&n).cloned()) {
+                Some(mut sub) => sub.error(clap::error::ErrorKind::ArgumentConflict, e).exit(),
+                None => cmd.error(clap::error::ErrorKind::ArgumentConflict, e).exit(),
+            }
         }
     }
 }

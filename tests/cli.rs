@@ -321,3 +321,274 @@ fn simulate_writes_each_rounds_input_for_assign_to_replay() {
     assert!(!out.status.success());
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// Runs the binary and kills it after `secs` (a hang or a run-away read fails the test instead
+/// of holding it).
+fn run_bounded(args: &[&str], stdin: &[u8], secs: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kstreams-assignor"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(secs) {
+            child.kill().unwrap();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn decode_prints_one_line_per_value_and_names_the_line_of_each_failure() {
+    // As `tshark -T fields -e kafka.protocol_metadata` prints packets: one line each, a
+    // repeated field comma-separated; a blank line for a packet without it.
+    let input = format!("{SUB_V11}\nnothex\n\n00ff,{SUB_V11}\n");
+    let out = run(&["decode"], input.as_bytes());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let lines: Vec<Value> = String::from_utf8(out.stdout.clone()).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(lines[0]["processId"], "00112233-4455-6677-8899-aabbccddeeff");
+    assert_eq!((&lines[1], &lines[2]), (&Value::Null, &Value::Null));
+    assert_eq!(lines[3], lines[0]);
+    let err = stderr(&out);
+    assert!(err.contains("line 2:") && err.contains("line 4, value 1:") && !err.contains("line 1:"), "{err}");
+    assert!(err.contains("2 of 4 values did not decode"), "{err}");
+    // Every value decodes: success, one line each.
+    let out = run(&["decode"], format!("{SUB_V11}\n{SUB_V11}\n").as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
+}
+
+#[test]
+fn decode_hex_means_hex_and_base64_means_base64() {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(hex::decode(SUB_V11).unwrap());
+    let out = run(&["decode", "--hex", &b64], b"");
+    assert!(!out.status.success() && stderr(&out).contains("is not hex"), "{}", stderr(&out));
+    // Hex digits are base64 too: with --base64 they are read as base64, and these 8 are no message.
+    let out = run(&["decode", "--base64", SUB_V11], b"");
+    assert!(!out.status.success(), "hex read as hex under --base64");
+    let out = run(&["decode", "--hex", SUB_V11], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn decode_refuses_bytes_that_read_only_as_a_future_version() {
+    // Nearly any bytes read as a subscription "from the future" with every field but the two
+    // versions made up: recognition refuses that, and says why.
+    let out = run(&["decode", "--hex", "57dd18486fb098eb"], b"");
+    assert!(!out.status.success() && out.stdout.is_empty());
+    let err = stderr(&out);
+    assert!(err.contains("none of the known messages") && err.contains("newer than this tool reads"), "{err}");
+    // An assignment from a future version is not reported as a subscription.
+    let out = run(&["decode", "--hex", "0000000c0000000c00000000"], b"");
+    assert!(!out.status.success() && out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(stderr(&out).contains("as assignment:"), "{}", stderr(&out));
+    // Asked for, the versions are shown, with the lenience that says only they were read.
+    let v = json_out(&run(&["decode", "--kind", "subscription", "--hex", "0000000c0000000c"], b""));
+    assert_eq!(v["version"], 12);
+    assert_eq!(v["lenience"][0], serde_json::json!({"type": "futureVersion", "version": 12}));
+}
+
+#[test]
+fn decode_prints_lenience_as_json_objects() {
+    // An assignment v1 and six bytes Java ignores.
+    let v = json_out(&run(&["decode", "--hex", "00000001000000000000000000000000ffff"], b""));
+    assert_eq!(v["kind"], "assignment");
+    assert_eq!(v["lenience"], serde_json::json!([{"type": "trailingBytes", "offset": 12, "len": 6}]));
+}
+
+#[test]
+fn the_leaders_error_names_missing_source_topics_in_plain_words() {
+    // `lead` prints this reason as the `error` field of its error assignment.
+    use kstreams_assignor::leader::{ClusterMetadata, Subtopology, Tasks, Topology};
+    let topology = Topology::new("app").with_subtopology(Subtopology::new(0).with_source_topics(["orders", "payments"]));
+    let err = Tasks::build(&topology, &ClusterMetadata::new().with_topic("payments", 2)).unwrap_err();
+    assert_eq!(err.to_string(), "missing source topics `orders`");
+}
+
+#[test]
+fn encode_refuses_unknown_keys_and_missing_fields() {
+    let view: Value = serde_json::from_slice(&run(&["decode", "--hex", SUB_V11], b"").stdout).unwrap();
+    let encode_error = |v: &Value, kind: &str| {
+        let out = run(&["encode", "--kind", kind], v.to_string().as_bytes());
+        assert!(!out.status.success() && out.stdout.is_empty(), "accepted: {v}");
+        stderr(&out)
+    };
+    let mut misspelt = view.clone();
+    misspelt["clientTag"] = misspelt["clientTags"].take();
+    misspelt.as_object_mut().unwrap().remove("clientTags");
+    let err = encode_error(&misspelt, "subscription");
+    assert!(err.contains("unknown key(s) `clientTag`") && err.contains("clientTags"), "{err}");
+    let mut missing = view.clone();
+    missing.as_object_mut().unwrap().remove("processId");
+    let err = encode_error(&missing, "subscription");
+    assert!(err.contains("missing key(s) `processId`"), "{err}");
+    // Inside an envelope's decoded user data too.
+    let mut envelope: Value = serde_json::from_slice(&run(&["decode", "--example"], b"").stdout).unwrap();
+    envelope["userData"]["uniqueFeild"] = 0.into();
+    let err = encode_error(&envelope, "subscription-envelope");
+    assert!(err.contains("userData: unknown key(s) `uniqueFeild`"), "{err}");
+    // The JSON's own kind must agree with --kind.
+    let err = encode_error(&view, "assignment");
+    assert!(err.contains("`kind` is `subscription`, but --kind is assignment"), "{err}");
+    // What decode prints still encodes as it is.
+    let out = run(&["encode", "--kind", "subscription"], view.to_string().as_bytes());
+    assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), SUB_V11);
+}
+
+#[test]
+fn encode_accepts_next_rebalance_ms_as_a_string() {
+    // 2^63 - 1 (no follow-up rebalance) survives no tool that reads numbers as doubles; as a
+    // string it does.
+    let mut view = serde_json::json!({
+        "version": 11, "commonlySupportedVersion": 11, "activeTasks": ["0_0"], "standbyTasks": {},
+        "partitionsByHost": {}, "standbyPartitionsByHost": {}, "errorCode": 0,
+        "nextRebalanceMs": 9_223_372_036_854_775_807_i64,
+    });
+    let number = run(&["encode", "--kind", "assignment"], view.to_string().as_bytes());
+    assert!(number.status.success(), "{}", stderr(&number));
+    let mut as_string = view.clone();
+    as_string["nextRebalanceMs"] = "9223372036854775807".into();
+    let out = run(&["encode", "--kind", "assignment"], as_string.to_string().as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.stdout, number.stdout);
+    let back = json_out(&run(&["decode", "--hex", String::from_utf8(out.stdout).unwrap().trim()], b""));
+    view["kind"] = "assignment".into();
+    view["lenience"] = serde_json::json!([]);
+    assert_eq!(back, view);
+    as_string["nextRebalanceMs"] = "soon".into();
+    let out = run(&["encode", "--kind", "assignment"], as_string.to_string().as_bytes());
+    assert!(!out.status.success() && stderr(&out).contains("nextRebalanceMs"), "{}", stderr(&out));
+}
+
+#[test]
+fn every_reader_stops_at_the_input_size_cap() {
+    let out = run_bounded(&["decode", "/dev/zero"], b"", 30);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("/dev/zero is larger than 67108864 bytes"), "{}", stderr(&out));
+    let big = vec![b'0'; 100];
+    for args in [&["decode", "--max-input-bytes", "64"][..], &["encode", "--kind", "assignment", "--max-input-bytes", "64"], &["assign", "--input", "-", "--max-input-bytes", "64"]] {
+        let out = run_bounded(args, &big, 30);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("standard input is larger than 64 bytes"), "{args:?}: {}", stderr(&out));
+    }
+    let out = run_bounded(&["lead", "--bootstrap", "127.0.0.1:9", "--group", "g", "--topology", "/dev/zero", "--max-input-bytes", "64"], b"", 30);
+    assert!(stderr(&out).contains("/dev/zero is larger than 64 bytes"), "{}", stderr(&out));
+}
+
+#[test]
+fn every_number_is_validated() {
+    let lead = |secs: &str| {
+        let flag = format!("--exit-after={secs}");
+        run_bounded(&["lead", "--bootstrap", "127.0.0.1:9", "--group", "g", "--topology", "/dev/null", &flag], b"", 30)
+    };
+    for bad in ["inf", "nan", "-1", "0", "1e300", "soon"] {
+        let out = lead(bad);
+        assert_eq!(out.status.code(), Some(2), "--exit-after {bad}: {}", stderr(&out));
+        assert!(stderr(&out).contains("not a number of seconds above 0"), "{bad}: {}", stderr(&out));
+    }
+    for args in [&["simulate", "--state-cleanup-delay-ms", "-5"][..], &["simulate", "--restore-rate", "0"], &["simulate", "--produce-rate=-1"]] {
+        let out = run_bounded(args, b"", 30);
+        assert_eq!(out.status.code(), Some(2), "{args:?} accepted: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn options_that_do_not_apply_are_refused() {
+    for (args, needle) in [
+        (&["simulate", "--compare", "--assignor", "optimized"][..], "--assignor"),
+        (&["simulate", "scale-out", "--seed", "3"], "--seed"),
+        (&["simulate", "--compare", "--seed", "3"], "--seed"),
+        (&["simulate", "--seeds", "5"], "--seeds"),
+        (&["simulate", "all"], "all"),
+    ] {
+        let out = run_bounded(args, b"", 30);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty() && stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn simulate_checks_output_paths_first_and_json_dash_is_standard_output() {
+    let started = std::time::Instant::now();
+    let out = run_bounded(&["simulate", "--compare", "--json", "/no/such/dir/c.json"], b"", 30);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the directory /no/such/dir does not exist"), "{}", stderr(&out));
+    let dir = std::env::temp_dir();
+    let out = run_bounded(&["simulate", "--svg", dir.to_str().unwrap()], b"", 30);
+    assert!(out.status.code() == Some(2) && stderr(&out).contains("is a directory"), "{}", stderr(&out));
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "checked after the run");
+    let out = run(&["simulate", "--json", "-"], b"");
+    let report = json_out(&out);
+    assert_eq!(report["converged"], true);
+    assert!(stderr(&out).contains("converged after"), "the table goes to standard error: {}", stderr(&out));
+    assert!(!std::path::Path::new("-").exists());
+}
+
+#[test]
+fn completions_and_the_man_page_come_from_the_cli_definition() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = run(&["completions", shell], b"");
+        assert!(out.status.success(), "{shell}: {}", stderr(&out));
+        let script = String::from_utf8(out.stdout).unwrap();
+        assert!(script.contains("kstreams-assignor") && script.contains("simulate"), "{shell}");
+        // The shells that complete values get the assignors from `--assignor`'s parser.
+        if matches!(shell, "bash" | "zsh" | "fish") {
+            assert!(script.contains("LegacyStickyTaskAssignor"), "{shell}");
+        }
+    }
+    let out = run(&["man"], b"");
+    assert!(out.status.success());
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.starts_with(".ie") || page.contains(".TH kstreams-assignor"), "{}", &page[..200.min(page.len())]);
+    assert!(page.contains("simulate") && page.contains("Exit codes"), "{page}");
+}
+
+#[test]
+fn usage_errors_exit_2_and_failures_exit_1() {
+    assert_eq!(run(&["decode", "--no-such-option"], b"").status.code(), Some(2));
+    assert_eq!(run(&["decode", "--kind", "subscriptions", "--hex", SUB_V11], b"").status.code(), Some(2));
+    assert_eq!(run(&["assign", "--input", GROUP, "--assignor", "Nope"], b"").status.code(), Some(2));
+    assert_eq!(run(&["decode"], b"").status.code(), Some(2), "no input");
+    assert_eq!(run(&["decode", "--hex", "00ff"], b"").status.code(), Some(1));
+    assert_eq!(run(&["assign", "--input", "/no/such/group.json"], b"").status.code(), Some(1));
+    assert_eq!(run(&["decode", "--hex", SUB_V11], b"").status.code(), Some(0));
+}
+
+#[test]
+fn help_lists_the_values_of_kind_assignor_and_scenarios() {
+    let help = |args: &[&str]| String::from_utf8(run(args, b"").stdout).unwrap();
+    let decode = help(&["decode", "--help"]);
+    for kind in ["subscription", "assignment", "subscription-envelope", "assignment-envelope"] {
+        assert!(decode.contains(&format!("- {kind}:")), "no {kind} in\n{decode}");
+    }
+    assert!(help(&["encode", "--help"]).contains("assignment-envelope"));
+    for args in [&["assign", "--help"][..], &["simulate", "--help"]] {
+        let text = help(args);
+        for name in ["HighAvailabilityTaskAssignor", "LegacyStickyTaskAssignor", "FallbackPriorTaskAssignor", "optimized"] {
+            assert!(text.contains(name), "no {name} in {args:?}:\n{text}");
+        }
+    }
+    let simulate = help(&["simulate", "--help"]);
+    for (name, _) in kstreams_assignor::sim::BUILTIN_SCENARIOS {
+        assert!(simulate.contains(&format!("- {name}:")), "no {name} in\n{simulate}");
+    }
+    // A fully qualified class name still works.
+    let v = json_out(&run(&["assign", "--input", GROUP, "--assignor", "org.apache.kafka.streams.processor.internals.assignment.LegacyStickyTaskAssignor"], b""));
+    assert_eq!(v["assignor"], "LegacyStickyTaskAssignor");
+}

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use kstreams_assignor::engine;
 use serde_json::Value;
 
+use super::AssignorParser;
 use super::io::{read_input, read_json};
 
 #[derive(clap::Args)]
@@ -13,9 +14,9 @@ pub(crate) struct AssignArgs {
     /// (see README; `-`: standard input).
     #[arg(long)]
     input: PathBuf,
-    /// The assignor (Kafka's class name, simple or qualified, or `optimized`).
-    #[arg(long, default_value = "HighAvailabilityTaskAssignor")]
-    assignor: String,
+    /// The assignor (Kafka's class name, simple or fully qualified, or `optimized`).
+    #[arg(long, value_parser = AssignorParser, default_value = "HighAvailabilityTaskAssignor")]
+    assignor: engine::AssignorKind,
     /// One line of JSON instead of pretty-printed.
     #[arg(long)]
     compact: bool,
@@ -39,7 +40,7 @@ fn check_duplicate_clients(view: &Value) -> Result<(), String> {
 
 /// `assign`: the assignment as JSON.
 pub(crate) fn assign(args: AssignArgs) -> Result<String, String> {
-    let kind: engine::AssignorKind = args.assignor.parse().map_err(|e: engine::UnknownAssignor| e.to_string())?;
+    let kind = args.assignor;
     eprintln!("reading {}", args.input.display());
     let text = read_input(Some(&args.input))?;
     let view: Value = serde_json::from_slice(&text).map_err(|e| format!("input is not JSON: {e}"))?;

@@ -28,9 +28,9 @@ pub(crate) struct LeadArgs {
     /// `metadata.max.age.ms`, `client.id`, `group.instance.id`, `application.server`.
     #[arg(long = "config", value_name = "KEY=VALUE")]
     configs: Vec<String>,
-    /// Leave the group and exit after this many seconds.
-    #[arg(long)]
-    exit_after: Option<f64>,
+    /// Leave the group and exit after this many seconds (a number above 0, e.g. `90` or `0.5`).
+    #[arg(long, value_name = "SECS", value_parser = super::parse_seconds, allow_negative_numbers = true)]
+    exit_after: Option<std::time::Duration>,
     /// Leave the group and exit when standard input reaches its end.
     #[arg(long)]
     exit_on_stdin_close: bool,
@@ -98,7 +98,7 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
             s.store(true, std::sync::atomic::Ordering::SeqCst);
         });
     }
-    let deadline = args.exit_after.map(|s| std::time::Instant::now() + std::time::Duration::from_secs_f64(s.max(0.0)));
+    let deadline = args.exit_after.and_then(|d| std::time::Instant::now().checked_add(d));
     let mut stop = || stopping.load(std::sync::atomic::Ordering::SeqCst) || deadline.is_some_and(|d| std::time::Instant::now() >= d);
     eprintln!("process id {process_id}, group {}, {}", args.group, if config.leader_only { "leader-only" } else { "with tasks" });
     let mut member = group::GroupMember::new(config, topology, hook);

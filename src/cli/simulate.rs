@@ -4,36 +4,42 @@ use std::path::PathBuf;
 
 use kstreams_assignor::{engine, sim};
 
-use super::io::key_values;
+use super::io::{OutputPath, check_output, check_output_dir, key_values};
+use super::{AssignorParser, CliError, usage};
 
 #[derive(clap::Args)]
 pub(crate) struct SimulateArgs {
-    /// The scenario (default: scale-out, a running stateful app gaining an instance).
+    /// The scenario (default: scale-out, a running stateful app gaining an instance; with
+    /// `--compare`, `all` or nothing: every one).
+    #[arg(value_parser = scenario_names())]
     scenario: Option<String>,
     /// List the built-in scenarios.
     #[arg(long)]
     list: bool,
-    /// The assignor (Kafka's class name, or `optimized`).
-    #[arg(long, default_value = "HighAvailabilityTaskAssignor")]
-    assignor: String,
-    /// Seed for `random-churn`.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// The assignor (Kafka's class name, simple or fully qualified, or `optimized`) [default:
+    /// HighAvailabilityTaskAssignor]; `--compare` always runs Kafka's and `optimized`.
+    #[arg(long, value_parser = AssignorParser, conflicts_with = "compare")]
+    assignor: Option<engine::AssignorKind>,
+    /// Seed for `random-churn` [default: 1]; the other scenarios take none.
+    #[arg(long)]
+    seed: Option<u64>,
     /// Records per second a task restores.
-    #[arg(long, default_value_t = kstreams_assignor::sim::SimConfig::default().restore_records_per_sec)]
+    #[arg(long, default_value_t = kstreams_assignor::sim::SimConfig::default().restore_records_per_sec, value_parser = clap::value_parser!(i64).range(1..), allow_negative_numbers = true)]
     restore_rate: i64,
-    /// Records per second appended to each changelog.
-    #[arg(long, default_value_t = kstreams_assignor::sim::SimConfig::default().produce_records_per_sec)]
+    /// Records per second appended to each changelog (below `--restore-rate`).
+    #[arg(long, default_value_t = kstreams_assignor::sim::SimConfig::default().produce_records_per_sec, value_parser = clap::value_parser!(i64).range(0..), allow_negative_numbers = true)]
     produce_rate: i64,
     /// Kafka Streams' `state.cleanup.delay.ms`: how long a member keeps the local state of a task
     /// it no longer owns (0: forever).
-    #[arg(long, default_value_t = kstreams_assignor::sim::SimConfig::default().state_cleanup_delay_ms)]
+    #[arg(long, default_value_t = kstreams_assignor::sim::SimConfig::default().state_cleanup_delay_ms, value_parser = clap::value_parser!(i64).range(0..), allow_negative_numbers = true)]
     state_cleanup_delay_ms: i64,
-    /// Write the full report as JSON to this file.
-    #[arg(long)]
+    /// Write the full report as JSON to this file (`-`: standard output, instead of the table,
+    /// which then goes to standard error).
+    #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    /// Write an SVG plot of load spread and restoring lag per round to this file.
-    #[arg(long)]
+    /// Write an SVG plot of load spread and restoring lag per round to this file (`-`: standard
+    /// output, as for `--json`).
+    #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
     /// Compare Kafka's HighAvailabilityTaskAssignor with the optimized assignor: on SCENARIO, or
     /// (with `all` or no scenario) on every built-in scenario and `--seeds` random-churn seeds.
@@ -42,7 +48,7 @@ pub(crate) struct SimulateArgs {
     /// Random-churn seeds for `--compare`: `N` runs seeds 1 to N after the other built-in
     /// scenarios (the suite); `FIRST..=LAST` runs only those seeds, e.g. `101..=400`, which the
     /// suite does not see.
-    #[arg(long, default_value = "100", value_parser = parse_seeds)]
+    #[arg(long, default_value = "100", value_parser = parse_seeds, requires = "compare")]
     seeds: Seeds,
     /// Write the input of every rebalance to this directory as `round-<n>.json`, in `assign
     /// --input` form (`round-0.json`: the starting assignment), to replay it with `assign`.
@@ -58,6 +64,65 @@ pub(crate) struct SimulateArgs {
     /// inputs), e.g. `max.warmup.replicas=8`; repeatable.
     #[arg(long = "candidate-config", value_name = "KEY=VALUE", requires = "compare")]
     candidate_configs: Vec<String>,
+}
+
+/// The scenario names, for `--help`, the completions and the check.
+fn scenario_names() -> clap::builder::PossibleValuesParser {
+    let mut values: Vec<clap::builder::PossibleValue> =
+        sim::BUILTIN_SCENARIOS.iter().map(|(n, d)| clap::builder::PossibleValue::new(*n).help(*d)).collect();
+    values.push(clap::builder::PossibleValue::new("all").help("with --compare: every scenario and --seeds random-churn seeds"));
+    clap::builder::PossibleValuesParser::new(values)
+}
+
+/// Where `--json` and `--svg` go, checked before the run.
+struct Outputs {
+    json: Option<OutputPath>,
+    svg: Option<OutputPath>,
+}
+
+impl Outputs {
+    fn check(args: &SimulateArgs) -> Result<Self, CliError> {
+        if let Some(dir) = &args.inputs {
+            check_output_dir("--inputs", dir).map_err(usage)?;
+        }
+        let json = args.json.as_deref().map(|p| check_output("--json", p)).transpose().map_err(usage)?;
+        let svg = args.svg.as_deref().map(|p| check_output("--svg", p)).transpose().map_err(usage)?;
+        if matches!((&json, &svg), (Some(OutputPath::Stdout), Some(OutputPath::Stdout))) {
+            return Err(usage("--json - and --svg - cannot both go to standard output"));
+        }
+        Ok(Outputs { json, svg })
+    }
+
+    /// Whether the table goes to standard error (a report took standard output).
+    fn table_to_stderr(&self) -> bool {
+        matches!(self.json, Some(OutputPath::Stdout)) || matches!(self.svg, Some(OutputPath::Stdout))
+    }
+
+    /// Writes `text` to `out`; what goes to standard output is returned.
+    fn write(out: Option<&OutputPath>, text: String, what: &str) -> Result<String, String> {
+        match out {
+            None => Ok(String::new()),
+            Some(OutputPath::Stdout) => Ok(text),
+            Some(OutputPath::File(path)) => {
+                std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                eprintln!("wrote {}{what}", path.display());
+                Ok(String::new())
+            }
+        }
+    }
+
+    /// The command's standard output: the table, or the report that asked for it.
+    fn finish(&self, table: String, mut stdout: String) -> String {
+        if self.table_to_stderr() {
+            eprint!("{table}");
+            if !stdout.ends_with('\n') {
+                stdout.push('\n');
+            }
+            stdout
+        } else {
+            table
+        }
+    }
 }
 
 /// The random-churn seeds of `simulate --compare`.
@@ -131,46 +196,47 @@ impl engine::TaskAssignor for WithConfigs<'_> {
 }
 
 /// `simulate`: the report table.
-pub(crate) fn simulate(args: SimulateArgs) -> Result<String, String> {
+pub(crate) fn simulate(args: SimulateArgs) -> Result<String, CliError> {
     if args.list {
         return Ok(sim::BUILTIN_SCENARIOS.iter().map(|(n, d)| format!("{n:20} {d}\n")).collect());
     }
-    if args.compare {
-        return simulate_compare(&args);
+    let name = match args.scenario.as_deref() {
+        None | Some("all") if args.compare => None,
+        Some("all") => return Err(usage("scenario `all` is for --compare; simulate runs one scenario")),
+        other => Some(other.unwrap_or(sim::BUILTIN_SCENARIOS[0].0)),
+    };
+    if args.seed.is_some() && name != Some("random-churn") {
+        return Err(usage(match name {
+            Some(n) => format!("--seed shapes random-churn only; scenario `{n}` is fixed"),
+            None => "--seed shapes one random-churn run; --compare over every scenario takes --seeds".to_owned(),
+        }));
     }
-    let name = args.scenario.as_deref().unwrap_or(sim::BUILTIN_SCENARIOS[0].0);
-    let mut scenario = sim::builtin(name, args.seed).ok_or_else(|| {
-        let names: Vec<&str> = sim::BUILTIN_SCENARIOS.iter().map(|(n, _)| *n).collect();
-        format!("unknown scenario `{name}` (built-in: {})", names.join(", "))
-    })?;
-    scenario.configs = override_assignment_configs(&scenario.configs, &args.configs)?;
-    let kind: engine::AssignorKind = args.assignor.parse().map_err(|e: engine::UnknownAssignor| e.to_string())?;
     let config = sim_config(&args)?;
+    let outputs = Outputs::check(&args)?;
+    if args.compare {
+        return simulate_compare(&args, name, config, &outputs);
+    }
+    let name = name.expect("a scenario without --compare");
+    let mut scenario = sim::builtin(name, args.seed.unwrap_or(1)).ok_or_else(|| usage(format!("unknown scenario `{name}`")))?;
+    scenario.configs = override_assignment_configs(&scenario.configs, &args.configs).map_err(usage)?;
+    let kind = args.assignor.unwrap_or(engine::AssignorKind::HighAvailability);
     eprintln!("simulating {} ({}) with {kind}", scenario.name, scenario.description);
     let report = match &args.inputs {
         None => sim::run(kind.assignor(), &scenario, &config),
         Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             let recording = Recording { inner: kind.assignor(), dir, calls: std::cell::Cell::new(0), failed: Default::default() };
             let report = sim::run(&recording, &scenario, &config);
             if let Some(e) = recording.failed.take() {
-                return Err(e);
+                return Err(e.into());
             }
             eprintln!("wrote {} round input(s) to {}", recording.calls.get(), dir.display());
             report
         }
     }
     .map_err(|e| e.to_string())?;
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report).expect("JSON");
-        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        eprintln!("wrote {}", path.display());
-    }
-    if let Some(path) = &args.svg {
-        std::fs::write(path, sim::render_svg(&[&report])).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        eprintln!("wrote {}", path.display());
-    }
-    Ok(report.table())
+    let mut stdout = Outputs::write(outputs.json.as_ref(), serde_json::to_string_pretty(&report).expect("JSON"), "")?;
+    stdout += &Outputs::write(outputs.svg.as_ref(), sim::render_svg(&[&report]), "")?;
+    Ok(outputs.finish(report.table(), stdout))
 }
 
 /// The task assignor configs of `base` with `key=value` overrides (Kafka's keys).
@@ -186,12 +252,12 @@ fn override_configs_as(flag: &str, base: &engine::AssignmentConfigs, overrides: 
     })
 }
 
-fn sim_config(args: &SimulateArgs) -> Result<sim::SimConfig, String> {
+fn sim_config(args: &SimulateArgs) -> Result<sim::SimConfig, CliError> {
     if args.restore_rate <= 0 || args.produce_rate < 0 || args.produce_rate >= args.restore_rate {
-        return Err(format!(
+        return Err(usage(format!(
             "--restore-rate ({}) must be positive and above --produce-rate ({}), or restoration never catches up",
             args.restore_rate, args.produce_rate
-        ));
+        )));
     }
     let mut config = sim::SimConfig::default();
     config.restore_records_per_sec = args.restore_rate;
@@ -200,18 +266,17 @@ fn sim_config(args: &SimulateArgs) -> Result<sim::SimConfig, String> {
     Ok(config)
 }
 
-fn simulate_compare(args: &SimulateArgs) -> Result<String, String> {
-    let config = sim_config(args)?;
-    let mut scenarios = match args.scenario.as_deref() {
-        None | Some("all") => match &args.seeds {
+fn simulate_compare(args: &SimulateArgs, name: Option<&str>, config: sim::SimConfig, outputs: &Outputs) -> Result<String, CliError> {
+    let mut scenarios = match name {
+        None => match &args.seeds {
             Seeds::Suite(n) => sim::suite_scenarios(*n),
             Seeds::Only(range) => sim::churn_scenarios(range.clone()),
         },
-        Some(name) => vec![sim::builtin(name, args.seed).ok_or_else(|| format!("unknown scenario `{name}`"))?],
+        Some(name) => vec![sim::builtin(name, args.seed.unwrap_or(1)).ok_or_else(|| usage(format!("unknown scenario `{name}`")))?],
     };
     for scenario in &mut scenarios {
-        scenario.configs = override_assignment_configs(&scenario.configs, &args.configs)?;
-        override_configs_as("--candidate-config", &scenario.configs, &args.candidate_configs)?;
+        scenario.configs = override_assignment_configs(&scenario.configs, &args.configs).map_err(usage)?;
+        override_configs_as("--candidate-config", &scenario.configs, &args.candidate_configs).map_err(usage)?;
     }
     eprintln!("comparing over {} scenario(s)", scenarios.len());
     let baseline = engine::AssignorKind::HighAvailability.assignor();
@@ -220,14 +285,9 @@ fn simulate_compare(args: &SimulateArgs) -> Result<String, String> {
     if !args.candidate_configs.is_empty() {
         cmp.candidate = format!("{} ({})", cmp.candidate, args.candidate_configs.join(", "));
     }
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&cmp).expect("JSON");
-        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        eprintln!("wrote {}", path.display());
+    let mut stdout = Outputs::write(outputs.json.as_ref(), serde_json::to_string_pretty(&cmp).expect("JSON"), "")?;
+    if let Some((a, b)) = &cmp.first_reports {
+        stdout += &Outputs::write(outputs.svg.as_ref(), sim::render_svg(&[a, b]), &format!(" ({})", a.scenario))?;
     }
-    if let (Some(path), Some((a, b))) = (&args.svg, &cmp.first_reports) {
-        std::fs::write(path, sim::render_svg(&[a, b])).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        eprintln!("wrote {} ({})", path.display(), a.scenario);
-    }
-    Ok(cmp.table())
+    Ok(outputs.finish(cmp.table(), stdout))
 }

@@ -109,6 +109,16 @@ impl ClusterMetadata {
     }
 }
 
+/// Topic names for an error message: `a`, `b`.
+fn names<'a>(topics: impl Iterator<Item = &'a String>) -> String {
+    topics.map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// Topics and partition counts for an error message: `a` (3 partitions), `b` (4 partitions).
+fn counts(topics: &BTreeMap<String, i32>) -> String {
+    topics.iter().map(|(t, n)| format!("`{t}` ({n} partitions)")).collect::<Vec<_>>().join(", ")
+}
+
 /// Why the leader cannot make tasks.
 ///
 /// [`assignor_error`](Self::assignor_error) gives the code Kafka's leader sends every member;
@@ -138,28 +148,28 @@ pub enum TaskError {
         partitions: i32,
     },
     /// External source topics are missing (Kafka: `MissingSourceTopicException`).
-    #[error("missing source topics {topics:?}")]
+    #[error("missing source topics {}", names(topics.iter()))]
     MissingSourceTopics {
         /// The missing topics.
         topics: BTreeSet<String>,
     },
     /// A fixpoint pass found no count while some were missing (Kafka: "Failed to compute number
     /// of partitions for all repartition topics").
-    #[error("cannot derive the partition count of repartition topics {topics:?}")]
+    #[error("cannot derive the partition count of repartition topics {}", names(topics.iter()))]
     RepartitionPartitionsUnknown {
         /// The repartition topics still without a count.
         topics: BTreeSet<String>,
     },
     /// External topics of a copartition group differ in partition count (Kafka: "Topics not
     /// co-partitioned").
-    #[error("topics not co-partitioned: {topics:?}")]
+    #[error("topics not co-partitioned: {}", counts(topics))]
     NotCopartitioned {
         /// The group's external topics and their counts.
         topics: BTreeMap<String, i32>,
     },
     /// Repartition topics of a copartition group with fixed counts disagree (Kafka: "Following
     /// topics do not have the same number of partitions").
-    #[error("repartition topics do not have the same number of partitions: {topics:?}")]
+    #[error("repartition topics do not have the same number of partitions: {}", counts(topics))]
     FixedPartitionsDiffer {
         /// The group's repartition topics and their counts.
         topics: BTreeMap<String, i32>,

@@ -181,7 +181,11 @@ pub enum EncodeError {
 
 /// Input that Java accepts although it is not what Java writes. The decoders accept it as Java
 /// does and report it here, so callers can see exactly where the bytes were non-canonical.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// As JSON (serde), an object with the variant in `type` and its fields:
+/// `{"type": "trailingBytes", "offset": 8, "len": 4}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Lenience {
     /// Bytes after the last field; Java ignores them. They are kept in the message so that

@@ -79,7 +79,7 @@ pub fn looks_like_text(bytes: &[u8]) -> bool {
 }
 
 fn lenience_json(lenience: &[Lenience]) -> Value {
-    Value::Array(lenience.iter().map(|l| Value::String(format!("{l:?}"))).collect())
+    serde_json::to_value(lenience).expect("a lenience serializes")
 }
 
 /// An envelope's user data decoded as `kind`, with its lenience, or `{ "hex", "error" }`; and
