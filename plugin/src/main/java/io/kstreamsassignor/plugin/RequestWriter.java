@@ -28,6 +28,10 @@ import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
  * same bytes.
  */
 public final class RequestWriter {
+    /** Tasks by sub-topology, then partition (the order of `TaskId.compareTo` without topology names). */
+    private static final Comparator<TaskId> TASK_ORDER = (a, b) -> a.subtopology() != b.subtopology()
+        ? Integer.compare(a.subtopology(), b.subtopology()) : Integer.compare(a.partition(), b.partition());
+
     /** The version of the crossing format this writer speaks. */
     public static final int VERSION = 1;
     /** Flag bit 0: the engine returns its input as {@code assign --input} JSON. */
@@ -114,7 +118,16 @@ public final class RequestWriter {
                                final long nowMs,
                                final int flags,
                                final Map<String, String> configs) {
-        final Map<TaskId, TaskInfo> tasks = new TreeMap<>(state.allTasks());
+        // Task order by plain int comparisons: TaskId.compareTo is several times slower, and named
+        // topologies are refused when a task is written.
+        final List<TaskInfo> tasks = new ArrayList<>(state.allTasks().values());
+        tasks.sort((a, b) -> TASK_ORDER.compare(a.id(), b.id()));
+        final Set<TaskId> withLags = new HashSet<>();
+        for (final TaskInfo task : tasks) {
+            if (hasLags(task)) {
+                withLags.add(task.id());
+            }
+        }
         final List<KafkaStreamsState> clients = new ArrayList<>(new TreeMap<>(state.kafkaStreamsStates(true)).values());
         // Each client's previous tasks, read once: the tasks it reported (lags are sent for these only).
         final List<Set<TaskId>> reported = new ArrayList<>(clients.size());
@@ -141,12 +154,12 @@ public final class RequestWriter {
 
         final boolean racks = !RACK_AWARE_NONE.equals(state.assignmentConfigs().rackAwareAssignmentStrategy());
         out.int32(tasks.size());
-        for (final TaskInfo task : tasks.values()) {
+        for (final TaskInfo task : tasks) {
             out.task(task.id());
             // Stateful as Kafka's assignors see it: with a changelog (a store with logging
             // disabled has nothing to restore and no standby to keep).
-            out.int8(hasLags(task) ? 1 : 0);
-            out.int64(unreportedLag(task, clients, reported));
+            out.int8(withLags.contains(task.id()) ? 1 : 0);
+            out.int64(withLags.contains(task.id()) ? unreportedLag(task.id(), clients, reported) : -1);
             if (!racks) {
                 out.int32(0);
                 continue;
@@ -184,7 +197,7 @@ public final class RequestWriter {
             }
             out.tasks(client.previousActiveTasks());
             out.tasks(client.previousStandbyTasks());
-            writeLags(out, client, new TreeSet<>(reported.get(c)), tasks);
+            writeLags(out, client, reported.get(c), withLags);
         }
         return out.toByteArray();
     }
@@ -210,15 +223,12 @@ public final class RequestWriter {
      * computes it as the task's changelog end-offset sum. -1 when every client reported the task,
      * when the task has no lags, or when the lags were not computed.
      */
-    private static long unreportedLag(final TaskInfo task, final List<KafkaStreamsState> clients,
+    private static long unreportedLag(final TaskId task, final List<KafkaStreamsState> clients,
                                       final List<Set<TaskId>> reported) {
-        if (!hasLags(task)) {
-            return -1;
-        }
         for (int c = 0; c < clients.size(); c++) {
-            if (!reported.get(c).contains(task.id())) {
+            if (!reported.get(c).contains(task)) {
                 try {
-                    return clients.get(c).lagFor(task.id());
+                    return clients.get(c).lagFor(task);
                 } catch (final UnsupportedOperationException | IllegalStateException e) {
                     return -1;
                 }
@@ -231,13 +241,14 @@ public final class RequestWriter {
      * {@code lagFor} of the tasks with lags among those the client reported, in task order;
      * a count of -1 when the host did not compute lags.
      */
-    private static void writeLags(final Output out, final KafkaStreamsState client, final SortedSet<TaskId> reported,
-                                  final Map<TaskId, TaskInfo> tasks) {
+    private static void writeLags(final Output out, final KafkaStreamsState client, final Set<TaskId> reported,
+                                  final Set<TaskId> withLags) {
         final List<TaskId> ids = new ArrayList<>(reported.size());
         final List<Long> lags = new ArrayList<>(reported.size());
-        for (final TaskId id : reported) {
-            final TaskInfo task = tasks.get(id);
-            if (task == null || !hasLags(task)) {
+        final List<TaskId> inOrder = new ArrayList<>(reported);
+        inOrder.sort(TASK_ORDER);
+        for (final TaskId id : inOrder) {
+            if (!withLags.contains(id)) {
                 continue; // not a task of this rebalance, or one without a changelog
             }
             try {
