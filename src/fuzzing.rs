@@ -89,3 +89,16 @@ pub fn response(data: &[u8]) {
     let (_, decode) = RESPONSE_DECODERS[usize::from(*which) % RESPONSE_DECODERS.len()];
     let _ = decode(body.to_vec(), i16::from(version % 16));
 }
+
+/// A request from the JVM plugin (`plugin::Request`): whatever decodes re-encodes to bytes that
+/// decode to the same request, and the session turns it into an assignment or an error, never a
+/// panic.
+pub fn plugin_request(data: &[u8]) {
+    use crate::plugin::{Request, Session};
+    let Ok(request) = Request::decode(data) else { return };
+    assert_eq!(Request::decode(&request.encode()).expect("re-decodes"), request, "re-encoding decodes differently");
+    let mut session = Session::new();
+    if let Ok(response) = session.assign(&request) {
+        let _ = response.encode();
+    }
+}

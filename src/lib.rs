@@ -28,6 +28,7 @@ pub mod flow;
 pub mod group;
 mod jdk;
 pub mod leader;
+pub mod plugin;
 pub mod rng;
 pub mod sim;
 pub mod wire;

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 8] = [
+const TARGETS: [(&str, Target); 9] = [
     ("subscription", fuzzing::subscription),
     ("assignment", fuzzing::assignment),
     ("subscription-envelope", fuzzing::subscription_envelope),
@@ -19,6 +19,7 @@ const TARGETS: [(&str, Target); 8] = [
     ("java_string", fuzzing::java_string),
     ("topology", fuzzing::topology),
     ("response", fuzzing::response),
+    ("plugin_request", fuzzing::plugin_request),
 ];
 
 fn fixture_files() -> Vec<Vec<u8>> {

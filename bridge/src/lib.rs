@@ -1,0 +1,165 @@
+//! The JNI bridge of the Java plugin (`plugin/`, class `io.kstreamsassignor.plugin.NativeEngine`):
+//! the only crate of this workspace with `unsafe` (the exported symbols), and the boundary
+//! where nothing the engine does may reach the JVM as anything but a Java exception.
+//!
+//! Every entry point runs its work under [`std::panic::catch_unwind`]; an engine error, a
+//! malformed request or a panic becomes a `NativeEngineException` with a plain-language message.
+//! The restore-rate memory between rebalances ([`kstreams_assignor::plugin::Session`]) lives
+//! here, process-wide, because Kafka Streams makes a new assignor instance for every rebalance.
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{LazyLock, Mutex, PoisonError};
+use std::time::Instant;
+
+use jni::JNIEnv;
+use jni::objects::{JByteArray, JClass, JObject};
+use jni::sys::{jbyteArray, jobjectArray, jstring};
+use kstreams_assignor::engine::ASSIGNMENT_CONFIG_KEYS;
+use kstreams_assignor::plugin::{Request, Session};
+
+/// The exception the plugin catches.
+const EXCEPTION: &str = "io/kstreamsassignor/plugin/NativeEngineException";
+
+/// The memory of the rebalances this process led.
+static SESSION: LazyLock<Mutex<Session>> = LazyLock::new(|| Mutex::new(Session::new()));
+
+/// One rebalance: request bytes → response bytes, or the message of the exception to throw.
+/// The session lock is held throughout, so concurrent calls (two applications in one JVM) run
+/// one after the other.
+pub fn assign_bytes(request: &[u8]) -> Result<Vec<u8>, String> {
+    let request = Request::decode(request).map_err(|e| e.to_string())?;
+    // A panic while the lock was held leaves a memory that may be half updated: start fresh.
+    let mut session = SESSION.lock().unwrap_or_else(|poisoned: PoisonError<_>| {
+        let mut guard = poisoned.into_inner();
+        *guard = Session::new();
+        guard
+    });
+    let prepared = session.prepare(&request).map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let assignment = prepared.run().map_err(|e| e.to_string())?;
+    let nanos = i64::try_from(started.elapsed().as_nanos()).unwrap_or(i64::MAX);
+    let response = session.finish(prepared, &assignment, nanos).map_err(|e| e.to_string())?;
+    Ok(response.encode())
+}
+
+/// Runs `work`, turning a panic into an error message.
+pub fn guarded<T>(work: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    match catch_unwind(AssertUnwindSafe(work)) {
+        Ok(result) => result,
+        Err(payload) => Err(format!("the native engine failed unexpectedly (a bug, please report it): {}", panic_message(&*payload))),
+    }
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    payload.downcast_ref::<&str>().copied().or_else(|| payload.downcast_ref::<String>().map(String::as_str)).unwrap_or("no message")
+}
+
+/// Throws `NativeEngineException(message)`, or a `RuntimeException` if that class is missing.
+fn throw(env: &mut JNIEnv<'_>, message: &str) {
+    if env.exception_check().unwrap_or(false) {
+        return; // a Java exception is already pending: let it propagate
+    }
+    if env.throw_new(EXCEPTION, message).is_err() {
+        let _ = env.exception_clear();
+        let _ = env.throw_new("java/lang/RuntimeException", message);
+    }
+}
+
+/// `static native byte[] assign(byte[] request)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_assign<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+    request: JByteArray<'local>,
+) -> jbyteArray {
+    let result = guarded(|| {
+        let bytes = env.convert_byte_array(&request).map_err(|e| format!("cannot read the request bytes: {e}"))?;
+        let response = assign_bytes(&bytes)?;
+        env.byte_array_from_slice(&response).map_err(|e| format!("cannot hand the response to the JVM: {e}"))
+    });
+    match result {
+        Ok(array) => array.into_raw(),
+        Err(message) => {
+            throw(&mut env, &message);
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// `static native String version()`: the native library's version.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_version<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+) -> jstring {
+    let result = guarded(|| {
+        let text = format!("kstreams-assignor {} (layout {})", env!("CARGO_PKG_VERSION"), kstreams_assignor::plugin::VERSION);
+        env.new_string(text).map_err(|e| format!("cannot hand a string to the JVM: {e}"))
+    });
+    match result {
+        Ok(s) => s.into_raw(),
+        Err(message) => {
+            throw(&mut env, &message);
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// `static native String[] configKeys()`: every config key the engine accepts.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_configKeys<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+) -> jobjectArray {
+    let result = guarded(|| {
+        let fail = |e: jni::errors::Error| format!("cannot hand the config keys to the JVM: {e}");
+        let len = i32::try_from(ASSIGNMENT_CONFIG_KEYS.len()).map_err(|e| e.to_string())?;
+        let array = env.new_object_array(len, "java/lang/String", JObject::null()).map_err(fail)?;
+        for (i, key) in ASSIGNMENT_CONFIG_KEYS.iter().enumerate() {
+            let s = env.new_string(key).map_err(fail)?;
+            env.set_object_array_element(&array, i as i32, s).map_err(fail)?;
+        }
+        Ok(array)
+    });
+    match result {
+        Ok(array) => array.into_raw(),
+        Err(message) => {
+            throw(&mut env, &message);
+            std::ptr::null_mut()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kstreams_assignor::plugin::{ClientRecord, TaskRecord};
+    use kstreams_assignor::wire::{ProcessId, TaskId};
+
+    #[test]
+    fn a_panic_becomes_a_message() {
+        let err = guarded::<()>(|| panic!("boom")).unwrap_err();
+        assert!(err.contains("failed unexpectedly") && err.ends_with("boom"), "{err}");
+    }
+
+    #[test]
+    fn malformed_requests_and_engine_errors_are_messages() {
+        let err = assign_bytes(&[0, 0, 0, 1, 0]).unwrap_err();
+        assert!(err.contains("malformed") && err.contains("at byte 4"), "{err}");
+        // No clients: Kafka's assignors fail, and so does the engine.
+        let request = Request { tasks: vec![TaskRecord::new(TaskId::new(0, 0), false)], ..Request::default() };
+        let err = assign_bytes(&request.encode()).unwrap_err();
+        assert!(err.contains("no clients"), "{err}");
+    }
+
+    #[test]
+    fn a_request_gets_a_response_that_times_the_engine() {
+        let mut request = Request { application_id: "bridge-test".into(), now_ms: 1, ..Request::default() };
+        request.tasks.push(TaskRecord::new(TaskId::new(0, 0), false));
+        request.clients.push(ClientRecord::new(ProcessId::NIL, 1));
+        let response = assign_bytes(&request.encode()).unwrap();
+        let nanos = i64::from_be_bytes(response[response.len() - 8..].try_into().unwrap());
+        assert!(nanos > 0, "{nanos}");
+    }
+}
