@@ -80,6 +80,7 @@ ASSIGNOR_CONFIGS = [
 PLUGIN_LEADER_LINE = re.compile(r"Assigned the tasks of \S+ with the native engine")
 KAFKA_LEADER_LINE = re.compile(r"Assigned \d+ total tasks including \d+ stateful tasks")
 GENERATION = re.compile(r"Successfully joined group with generation Generation\{generationId=(\d+)")
+WARMUPS = re.compile(r"\((\d+) warm-ups, (\d+) spares\)")
 STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) ")
 
 RUN = None
@@ -540,9 +541,16 @@ def check_plugin_logs(names):
             line = next(l for l in text.splitlines() if "StickyTaskAssignor" in l)
             fail(f"{name} fell back to Kafka's assignor: {line}")
     lines = leader_lines()
+    if not lines:
+        fail("the plugin logged no summary line")
     log(f"{len(lines)} plugin summary lines, by {','.join(sorted({n for _, n, _ in lines}))}; "
-        f"last: {lines[-1][2][-200:]}" if lines else "no plugin summary line")
-    return len(lines)
+        f"last: {lines[-1][2][lines[-1][2].find('Assigned'):][:300]}")
+    counts = [WARMUPS.search(line) for _, _, line in lines]
+    counts = [(int(m.group(1)), int(m.group(2))) for m in counts if m]
+    return {"summary_lines": len(lines),
+            "summaries_with_warmups": sum(1 for w, _ in counts if w),
+            "summaries_with_spares": sum(1 for _, s in counts if s),
+            "max_warmups": max((w for w, _ in counts), default=0)}
 
 
 def run_main():
@@ -560,7 +568,7 @@ def run_main():
         if f["cold_moves"]:
             fail(f"under the plugin, stateful tasks moved to instances without a warm replica: {f['cold_moves']}")
         result.update(replay_dumps(result))
-        result["summary_lines"] = check_plugin_logs(names)
+        result.update(check_plugin_logs(names))
     result["output_exact"] = True
     (WORK / "result.json").write_text(json.dumps(result, indent=1))
     stop_all()
@@ -579,6 +587,8 @@ def fault_main():
                    if " ERROR " in l and "OptimizedTaskAssignor" in l]
     if not errors:
         fail("the plugin logged no ERROR although its native library cannot load")
+    if leader_lines():
+        fail("the plugin logged a summary of the native engine although its library cannot load")
     name, line = errors[0]
     if "StickyTaskAssignor" not in line or not re.search(r"ELF|load|UnsatisfiedLink", line, re.I):
         fail(f"the plugin's ERROR does not name the cause and the fallback: {line}")
@@ -617,6 +627,10 @@ def table():
         else:
             extra = (f"; dumps {r['dumps']} all replayed, {r['dumps_after_kill']} after the kill of "
                      f"{r['leader_killed']} by {','.join(r['dump_writers_after_kill'])}" if "dumps" in r else "")
+            if "summary_lines" in r:
+                print(f"{r['run']}: {r['summary_lines']} plugin summary lines (one per rebalance led), "
+                      f"{r['summaries_with_warmups']} with warm-ups (at most {r['max_warmups']}), "
+                      f"{r['summaries_with_spares']} with spares")
             print(f"{r['run']}: stateful moves to a standby {len(r['warm_moves'])}, back to a returning "
                   f"previous runner {len(r['back_moves'])}, other {len(r['cold_moves'])}; "
                   f"{r['stable_assignments']} stable assignments; leader {r['leader_killed']} killed, "
