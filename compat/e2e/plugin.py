@@ -462,12 +462,19 @@ def timeline(names):
 
 
 def figures(names):
+    (WORK / "lifecycle.json").write_text(json.dumps(lifecycle))
     stable = timeline(names)
     moves = {"stateful": 0, "stateless": 0}
     warm, back, cold = [], [], []
     warmups = 0
     last_seen = {}  # instance -> its (active ∪ standby) in its latest stable assignment
+    lines = {n: [r for r in json_lines(WORK / f"{n}.out") if "active" in r] for n in names}
     for i, (t, owners, standbys) in enumerate(stable):
+        # The standbys each instance ran (RUNNING) since the previous stable assignment: warm-ups
+        # that lived between two stable assignments.
+        since = stable[i - 1][0] if i else 0
+        standby_between = {n: {task for r in rows if since <= r["t"] < t and r["state"] == "RUNNING"
+                               for task in r["standby"]} for n, rows in lines.items()}
         if i:
             _, prev_owners, prev_standbys = stable[i - 1]
             for task, owner in sorted(owners.items()):
@@ -477,7 +484,8 @@ def figures(names):
                 if task not in STATEFUL:
                     continue
                 move = f"{task} {prev_owners[task]}->{owner} at {(t / 1000 - T0):.1f}s"
-                if task in prev_standbys.get(owner, set()):
+                between = standby_between.get(owner, set())
+                if task in prev_standbys.get(owner, set()) or task in between:
                     warm.append(move)
                 elif owner not in prev_owners.values() and owner not in prev_standbys and \
                         task in last_seen.get(owner, set()):
@@ -514,12 +522,16 @@ def replay_dumps(scenario_result):
         fail("the plugin wrote no dump")
     bad = []
     for _, _, path in dumps:
-        code, out, err = run([str(BIN), "assign", "--assignor", "optimized", "--input", str(path)], 60)
+        code, out, err = run([str(BIN), "assign", "--assignor", "optimized", "--compact",
+                              "--input", str(path)], 60)
         if code != 0:
             bad.append(f"{path}: {err.strip()[-300:]}")
+        else:
+            path.with_suffix(".out").write_text(out)
     if bad:
         fail(f"{len(bad)} of {len(dumps)} dumps do not replay:\n" + "\n".join(bad))
     log(f"all {len(dumps)} dumps replay with `kstreams-assignor assign --assignor optimized`")
+    decisions = check_decisions([p for _, _, p in dumps])
     killed, at = scenario_result["leader_killed"], scenario_result["killed_at"]
     before = [w for t, w, _ in dumps if t < at]
     after = [w for t, w, _ in dumps if t >= at]
@@ -530,7 +542,57 @@ def replay_dumps(scenario_result):
     log(f"dumps before the kill: {len(before)} ({','.join(sorted(set(before)))}); after it: {len(after)} "
         f"(first by {after[0]}; writers {','.join(sorted(set(after)))})")
     return {"dumps": len(dumps), "dumps_before_kill": len(before), "dumps_after_kill": len(after),
-            "dump_writers_after_kill": sorted(set(after))}
+            "dump_writers_after_kill": sorted(set(after)), **decisions}
+
+
+def process_names():
+    """Process id -> instance name, from the process ids Kafka Streams keeps in the state dirs."""
+    names = {}
+    for path in WORK.glob("state-*/*/kafka-streams-process-metadata"):
+        try:
+            names[json.loads(path.read_text())["processId"]] = path.parent.parent.name[len("state-"):]
+        except (OSError, ValueError, KeyError):
+            pass
+    return names
+
+
+def check_decisions(paths):
+    """Every stateful task a replayed decision gives a new owner goes to a caught-up client
+    (lag <= acceptable.recovery.lag in that rebalance's input), unless no client was caught up."""
+    names = process_names()
+    caught_moves, forced, lagging = 0, [], []
+    for path in paths:
+        given = json.loads(path.read_text())
+        decided = json.loads(path.with_suffix(".out").read_text())
+        acceptable = given["configs"]["acceptable.recovery.lag"]
+        ends = given["changelogEndOffsetSums"]
+
+        def lag(client, task):
+            offset = client["taskOffsetSums"].get(task)
+            if offset == -2:
+                return 0
+            if offset is None or offset < 0:
+                return ends.get(task, 0)
+            return max(ends.get(task, 0) - offset, 0)
+
+        clients = {c["processId"]: c for c in given["clients"]}
+        for pid, assigned in decided["clients"].items():
+            for task in assigned["active"]:
+                if task not in ends or task in clients[pid].get("ownedActiveTasks", []):
+                    continue
+                at = f"{task} to {names.get(pid, pid[:8])} (lag {lag(clients[pid], task)}) in {path.parent.name}/{path.name}"
+                if lag(clients[pid], task) <= acceptable:
+                    caught_moves += 1
+                elif any(lag(c, task) <= acceptable for c in clients.values()):
+                    lagging.append(at)
+                else:
+                    forced.append(at)
+    log(f"replayed decisions: {caught_moves} stateful tasks given to a caught-up new owner, "
+        f"{len(forced)} to a lagging one when none was caught up {forced}, "
+        f"{len(lagging)} to a lagging one although another was caught up {lagging}")
+    if lagging:
+        fail(f"the plugin gave stateful tasks to lagging clients although caught-up ones existed: {lagging}")
+    return {"decided_caught_up": caught_moves, "decided_forced": len(forced), "decided_lagging": len(lagging)}
 
 
 def check_plugin_logs(names):
@@ -592,7 +654,8 @@ def fault_main():
     name, line = errors[0]
     if "StickyTaskAssignor" not in line or not re.search(r"ELF|load|UnsatisfiedLink", line, re.I):
         fail(f"the plugin's ERROR does not name the cause and the fallback: {line}")
-    log(f"{len(errors)} plugin ERROR line(s), e.g. {name}: {line[line.find('ERROR'):][:300]}")
+    by = ",".join(sorted({n for n, _ in errors}))
+    log(f"{len(errors)} plugin ERROR line(s) (by {by}), e.g. {name}: {line[line.find('ERROR'):]}")
     result = {"run": RUN, "total": 10000, "output_exact": True, "errors": len(errors),
               "error_line": line[line.find("ERROR"):]}
     result.update(figures(names))
@@ -623,7 +686,7 @@ def table():
         print(line(cells))
     for r in rows:
         if r["run"] == "fault":
-            print(f"fault: {r['errors']} ERROR line(s): {r['error_line'][:240]}")
+            print(f"fault: {r['errors']} ERROR line(s), one per rebalance led; the first: {r['error_line']}")
         else:
             extra = (f"; dumps {r['dumps']} all replayed, {r['dumps_after_kill']} after the kill of "
                      f"{r['leader_killed']} by {','.join(r['dump_writers_after_kill'])}" if "dumps" in r else "")

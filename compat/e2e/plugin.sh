@@ -7,12 +7,15 @@
 #
 #   compat/e2e/plugin.sh          (work files under compat/e2e/target/plugin)
 #   E2E_STANDIN=1 compat/e2e/plugin.sh   Kafka's StickyTaskAssignor in place of the plugin, no fault run
+#   E2E_PLUGIN_JAR=JAR compat/e2e/plugin.sh   a plugin jar built elsewhere (no Maven build of plugin/)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 work="${E2E_WORK:-$here/target/plugin}"
 export E2E_WORK="$work" KAFKA_PORT="${KAFKA_PORT:-19292}" KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-19293}"
-plugin_jar="$root/plugin/target/kstreams-assignor-plugin-0.1.0.jar"
+build_plugin=1; [[ -n "${E2E_PLUGIN_JAR:-}" ]] && build_plugin=0
+plugin_jar="${E2E_PLUGIN_JAR:-$root/plugin/target/kstreams-assignor-plugin-0.1.0.jar}"
+export E2E_PLUGIN_JAR="$plugin_jar"
 native_entry="native/linux-x86_64/libkstreams_assignor_jni.so"
 py_pid=""
 
@@ -32,10 +35,13 @@ started=$SECONDS
 (cd "$here/java" && mvn -q -B package)
 runs=(plugin default)
 if [[ "${E2E_STANDIN:-}" != 1 ]]; then
-  mvn -q -B -f "$root/plugin/pom.xml" -DskipTests package   # its unit tests are not this scenario
+  if [[ "$build_plugin" == 1 ]]; then
+    mvn -q -B -f "$root/plugin/pom.xml" -DskipTests package   # its unit tests are not this scenario
+  fi
   [[ -f "$plugin_jar" ]] || { echo "the plugin build made no $plugin_jar" >&2; exit 1; }
   runs+=(fault)
 fi
+if [[ -n "${E2E_RUNS:-}" ]]; then read -ra runs <<<"$E2E_RUNS"; fi   # e.g. E2E_RUNS="plugin fault"
 "$root/compat/kafka/broker.sh" classpath >/dev/null
 echo "built in $((SECONDS - started)) s"
 
