@@ -626,6 +626,9 @@ def run_main():
     log(f"stateful moves to a standby of the previous stable assignment: {len(f['warm_moves'])} {f['warm_moves']}")
     log(f"stateful moves back to a returning instance that ran the task before: {len(f['back_moves'])} {f['back_moves']}")
     log(f"other stateful moves (neither): {len(f['cold_moves'])} {f['cold_moves']}")
+    if RUN == "default" and any(PLUGIN_LEADER_LINE.search((WORK / f"{n}.err").read_text(errors="replace"))
+                                for n in names):
+        fail("the plugin assigned although no task.assignor.class was set")
     if RUN == "plugin" and not STANDIN:
         if f["cold_moves"]:
             fail(f"under the plugin, stateful tasks moved to instances without a warm replica: {f['cold_moves']}")
@@ -686,7 +689,7 @@ def table():
         print(line(cells))
     for r in rows:
         if r["run"] == "fault":
-            print(f"fault: {r['errors']} ERROR line(s), one per rebalance led; the first: {r['error_line']}")
+            print(f"fault: {r['errors']} ERROR line(s) in {r['rebalances']} rebalances; the first: {r['error_line']}")
         else:
             extra = (f"; dumps {r['dumps']} all replayed, {r['dumps_after_kill']} after the kill of "
                      f"{r['leader_killed']} by {','.join(r['dump_writers_after_kill'])}" if "dumps" in r else "")
