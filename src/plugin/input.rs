@@ -31,8 +31,10 @@ pub(super) fn engine_input(request: &Request, previous: Option<PreviousRebalance
         }
     }
     let lags_known = request.clients.iter().all(|c| c.lags.is_some());
-    // Each stateful task's end-offset sum: the largest lag any client has on it (see the module doc).
-    let mut ends: BTreeMap<TaskId, i64> = stateful.iter().map(|t| (t.clone(), 0)).collect();
+    // Each stateful task's end-offset sum: the lag of a client without state for it, else the
+    // largest lag of those that reported it (see docs/plugin.md).
+    let mut ends: BTreeMap<TaskId, i64> =
+        request.tasks.iter().filter(|t| t.stateful).map(|t| (t.id.clone(), t.unreported_lag.unwrap_or(0))).collect();
     let mut lags_of = Vec::with_capacity(request.clients.len());
     for client in &request.clients {
         let mut lags = BTreeMap::new();

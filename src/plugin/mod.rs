@@ -3,7 +3,7 @@
 //!
 //! Sans-IO: the host sends one [`Request`] per rebalance (KIP-924's `ApplicationState` in the
 //! compact layout of `docs/plugin.md`); a [`Session`] turns it into the same
-//! [`AssignmentInput`](crate::engine::AssignmentInput) that `kstreams-assignor assign --input`
+//! [`AssignmentInput`] that `kstreams-assignor assign --input`
 //! reads, with the restore-rate memory of earlier rebalances ([`Memory`]), runs `optimized`, and
 //! answers with a [`Response`]: tasks per client and the follow-up rebalance.
 //!

@@ -40,6 +40,10 @@ pub struct TaskRecord {
     pub id: TaskId,
     /// Whether it has state stores with changelogs.
     pub stateful: bool,
+    /// For a stateful task, the lag of a client that reported no state for it, which Kafka
+    /// computes as the task's changelog end-offset sum; `None` when every client reported it
+    /// (or the task is stateless).
+    pub unreported_lag: Option<i64>,
     /// Its partitions with the racks of their replicas (empty unless rack-aware assignment is on).
     pub partitions: Vec<PartitionRecord>,
 }
@@ -72,15 +76,22 @@ pub struct ClientRecord {
     pub previous_active: Vec<TaskId>,
     /// Tasks it held state for without running them as active.
     pub previous_standby: Vec<TaskId>,
-    /// `statefulTasksToLagSums()`: its lag on every stateful task; `None` when the host could
+    /// Its lags (`lagFor`) on the stateful tasks among its previous active and standby tasks
+    /// (on any other task its lag is the task's `unreported_lag`); `None` when the host could
     /// not compute lags (changelog end offsets not fetched).
     pub lags: Option<Vec<(TaskId, i64)>>,
 }
 
 impl TaskRecord {
-    /// A task without partition racks.
+    /// A task without partition racks, reported by every client if stateful.
     pub fn new(id: TaskId, stateful: bool) -> Self {
-        Self { id, stateful, partitions: Vec::new() }
+        Self { id, stateful, unreported_lag: None, partitions: Vec::new() }
+    }
+
+    /// Sets the lag of the clients that reported no state for the task.
+    pub fn with_unreported_lag(mut self, lag: i64) -> Self {
+        self.unreported_lag = Some(lag);
+        self
     }
 
     /// Adds a partition.
@@ -218,11 +229,17 @@ impl Request {
         let now_ms = r.i64("nowMs")?;
         let flags = r.i8("flags")?;
         let configs = r.pairs("configs")?;
-        let n_tasks = r.count("tasks", 13)?;
+        let n_tasks = r.count("tasks", 21)?;
         let mut tasks = Vec::with_capacity(n_tasks);
         for _ in 0..n_tasks {
             let id = r.task("task")?;
             let stateful = r.boolean("stateful")?;
+            let at = r.pos;
+            let unreported_lag = match r.i64("unreportedLag")? {
+                -1 => None,
+                lag if lag >= 0 => Some(lag),
+                lag => return Err(r.malformed(at, "unreportedLag", format!("{lag} is neither a lag nor -1"))),
+            };
             let n_parts = r.count("partitions", 5)?;
             let mut partitions = Vec::with_capacity(n_parts);
             for _ in 0..n_parts {
@@ -233,7 +250,7 @@ impl Request {
                 };
                 partitions.push(PartitionRecord { source: kind & KIND_SOURCE != 0, changelog: kind & KIND_CHANGELOG != 0, racks });
             }
-            tasks.push(TaskRecord { id, stateful, partitions });
+            tasks.push(TaskRecord { id, stateful, unreported_lag, partitions });
         }
         let n_clients = r.count("clients", 40)?;
         let mut clients = Vec::with_capacity(n_clients);
@@ -270,6 +287,7 @@ impl Request {
         for task in &self.tasks {
             w.task(&task.id);
             w.i8(i8::from(task.stateful));
+            w.i64(task.unreported_lag.unwrap_or(-1));
             w.count(task.partitions.len());
             for p in &task.partitions {
                 w.i8(if p.source { KIND_SOURCE } else { 0 } | if p.changelog { KIND_CHANGELOG } else { 0 });

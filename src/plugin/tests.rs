@@ -4,12 +4,15 @@ use super::*;
 use crate::rng::Rng;
 use crate::wire::{LATEST_OFFSET, TaskId, UNKNOWN_OFFSET_SUM};
 
+/// A client: process id, threads, reported offset sums, tasks whose partitions it owned.
+type WorldClient = (ProcessId, i32, BTreeMap<TaskId, i64>, BTreeSet<TaskId>);
+
 /// A group as Kafka Streams knows it before it computes lags: true end-offset sums and each
 /// client's reported offset sums.
 struct World {
     ends: BTreeMap<TaskId, i64>,
     stateless: Vec<TaskId>,
-    clients: Vec<(ProcessId, i32, BTreeMap<TaskId, i64>, BTreeSet<TaskId>)>,
+    clients: Vec<WorldClient>,
 }
 
 fn world(rng: &mut Rng) -> World {
@@ -62,7 +65,15 @@ fn kafka_lag(sums: &BTreeMap<TaskId, i64>, task: &TaskId, end: i64) -> i64 {
 
 /// What the JVM host sends for a world: lags, previous active and standby tasks.
 fn request_of(world: &World, now_ms: i64) -> Request {
-    let mut tasks: Vec<TaskRecord> = world.ends.keys().map(|t| TaskRecord::new(t.clone(), true)).collect();
+    let reported = |t: &TaskId| world.clients.iter().filter(|(_, _, sums, owned)| sums.contains_key(t) || owned.contains(t)).count();
+    let mut tasks: Vec<TaskRecord> = world
+        .ends
+        .iter()
+        .map(|(t, &end)| {
+            let task = TaskRecord::new(t.clone(), true);
+            if reported(t) < world.clients.len() { task.with_unreported_lag(end) } else { task }
+        })
+        .collect();
     tasks.extend(world.stateless.iter().map(|t| TaskRecord::new(t.clone(), false)));
     let clients = world
         .clients
@@ -71,7 +82,8 @@ fn request_of(world: &World, now_ms: i64) -> Request {
             let mut c = ClientRecord::new(*pid, *threads);
             c.previous_active = owned.iter().cloned().collect();
             c.previous_standby = sums.keys().filter(|t| !owned.contains(*t)).cloned().collect();
-            c.lags = Some(world.ends.iter().map(|(t, &end)| (t.clone(), kafka_lag(sums, t, end))).collect());
+            let held = |t: &&TaskId| sums.contains_key(*t) || owned.contains(*t);
+            c.lags = Some(world.ends.iter().filter(|(t, _)| held(t)).map(|(t, &end)| (t.clone(), kafka_lag(sums, t, end))).collect());
             c
         })
         .collect();
@@ -180,12 +192,11 @@ fn the_follow_up_goes_to_the_client_of_the_first_warm_up() {
     let mut a = ClientRecord::new(old, 1);
     a.previous_active = tasks.clone();
     a.lags = Some(tasks.iter().map(|t| (t.clone(), LATEST_OFFSET)).collect());
-    let mut b = ClientRecord::new(new, 1);
-    b.lags = Some(tasks.iter().map(|t| (t.clone(), 100_000)).collect());
+    let b = ClientRecord::new(new, 1);
     let request = Request {
         application_id: "app".into(),
         now_ms: 50_000,
-        tasks: tasks.iter().map(|t| TaskRecord::new(t.clone(), true)).collect(),
+        tasks: tasks.iter().map(|t| TaskRecord::new(t.clone(), true).with_unreported_lag(100_000)).collect(),
         clients: vec![a, b],
         ..Request::default()
     };
