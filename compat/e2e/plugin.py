@@ -30,9 +30,11 @@ task, when it appears). Rebalances are the distinct generations the instances jo
 
 Under the plugin: every stateful active move goes to an instance that held the task as a standby
 in the previous stable assignment, or (an instance that was away, back from a restart) that ran
-it in its own last stable assignment, its state on disk; every dump replays with
-`kstreams-assignor assign --assignor optimized --input`; after the leader kill, the next dumps are
-written by another instance.
+it in its own last stable assignment, its state on disk (a standby it ran between two stable
+assignments counts); every dump replays with `kstreams-assignor assign --assignor optimized
+--input`, and every stateful task the replayed decision gives a new owner goes to a client whose lag
+in that dump is within acceptable.recovery.lag, unless no client was; after the leader kill, the
+next dumps are written by another instance.
 
 With E2E_STANDIN=1 the `plugin` run uses Kafka's StickyTaskAssignor (also a KIP-924 class) in place
 of ours and skips the checks that only the plugin can pass (dumps, warm moves, its log lines).
@@ -687,14 +689,21 @@ def table():
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for cells in body:
         print(line(cells))
+    print("rebalances: distinct generations joined; active moves: tasks whose owner differs between "
+          "successive stable assignments (all live instances RUNNING, every task active once); "
+          f"warm-ups: standbys of a stateful task beyond num.standby.replicas={STANDBYS} as they appear "
+          "(under the plugin these include its spare replicas; its own summaries count them apart)")
     for r in rows:
         if r["run"] == "fault":
             print(f"fault: {r['errors']} ERROR line(s) in {r['rebalances']} rebalances; the first: {r['error_line']}")
         else:
             extra = (f"; dumps {r['dumps']} all replayed, {r['dumps_after_kill']} after the kill of "
-                     f"{r['leader_killed']} by {','.join(r['dump_writers_after_kill'])}" if "dumps" in r else "")
+                     f"{r['leader_killed']} by {','.join(r['dump_writers_after_kill'])}; the replayed decisions "
+                     f"give {r['decided_caught_up']} stateful tasks to caught-up new owners, "
+                     f"{r['decided_forced']} to lagging ones when none was caught up, "
+                     f"{r['decided_lagging']} to lagging ones otherwise" if "dumps" in r else "")
             if "summary_lines" in r:
-                print(f"{r['run']}: {r['summary_lines']} plugin summary lines (one per rebalance led), "
+                print(f"{r['run']}: {r['summary_lines']} plugin summary lines in {r['rebalances']} rebalances, "
                       f"{r['summaries_with_warmups']} with warm-ups (at most {r['max_warmups']}), "
                       f"{r['summaries_with_spares']} with spares")
             print(f"{r['run']}: stateful moves to a standby {len(r['warm_moves'])}, back to a returning "
