@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +27,11 @@ import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
  * same bytes.
  */
 public final class RequestWriter {
+    /** A task's (subtopology, partition) as one number, ordered as {@link #TASK_ORDER}. */
+    static long key(final TaskId task) {
+        return ((long) task.subtopology() << 32) | (task.partition() & 0xffffffffL);
+    }
+
     /** Tasks by sub-topology, then partition (the order of `TaskId.compareTo` without topology names). */
     private static final Comparator<TaskId> TASK_ORDER = (a, b) -> a.subtopology() != b.subtopology()
         ? Integer.compare(a.subtopology(), b.subtopology()) : Integer.compare(a.partition(), b.partition());
@@ -122,20 +126,20 @@ public final class RequestWriter {
         // topologies are refused when a task is written.
         final List<TaskInfo> tasks = new ArrayList<>(state.allTasks().values());
         tasks.sort((a, b) -> TASK_ORDER.compare(a.id(), b.id()));
-        final Set<TaskId> withLags = new HashSet<>();
-        for (final TaskInfo task : tasks) {
-            if (hasLags(task)) {
-                withLags.add(task.id());
-            }
-        }
+        // Sets of tasks as sorted arrays of (subtopology, partition) keys: TaskId's hash code boxes
+        // and collides (sub-topology s + 1, partition p − 31 is sub-topology s, partition p).
+        final long[] withLags = tasks.stream().filter(RequestWriter::hasLags).mapToLong(t -> key(t.id())).sorted().toArray();
         final List<KafkaStreamsState> clients = new ArrayList<>(new TreeMap<>(state.kafkaStreamsStates(true)).values());
         // Each client's previous tasks, read once: the tasks it reported (lags are sent for these only).
-        final List<Set<TaskId>> reported = new ArrayList<>(clients.size());
+        final List<List<TaskId>> reported = new ArrayList<>(clients.size());
+        final List<long[]> reportedKeys = new ArrayList<>(clients.size());
         long reportedCount = 0;
         for (final KafkaStreamsState client : clients) {
-            final Set<TaskId> tasksOfClient = new HashSet<>(client.previousActiveTasks());
+            final List<TaskId> tasksOfClient = new ArrayList<>(client.previousActiveTasks());
             tasksOfClient.addAll(client.previousStandbyTasks());
+            tasksOfClient.sort(TASK_ORDER);
             reported.add(tasksOfClient);
+            reportedKeys.add(tasksOfClient.stream().mapToLong(RequestWriter::key).sorted().toArray());
             reportedCount += tasksOfClient.size();
         }
         final long estimate = 64L + 21L * tasks.size() + 64L * clients.size() + 24L * reportedCount;
@@ -158,8 +162,9 @@ public final class RequestWriter {
             out.task(task.id());
             // Stateful as Kafka's assignors see it: with a changelog (a store with logging
             // disabled has nothing to restore and no standby to keep).
-            out.int8(withLags.contains(task.id()) ? 1 : 0);
-            out.int64(withLags.contains(task.id()) ? unreportedLag(task.id(), clients, reported) : -1);
+            final boolean lagged = Arrays.binarySearch(withLags, key(task.id())) >= 0;
+            out.int8(lagged ? 1 : 0);
+            out.int64(lagged ? unreportedLag(task.id(), clients, reportedKeys) : -1);
             if (!racks) {
                 out.int32(0);
                 continue;
@@ -224,9 +229,10 @@ public final class RequestWriter {
      * when the task has no lags, or when the lags were not computed.
      */
     private static long unreportedLag(final TaskId task, final List<KafkaStreamsState> clients,
-                                      final List<Set<TaskId>> reported) {
+                                      final List<long[]> reported) {
+        final long key = key(task);
         for (int c = 0; c < clients.size(); c++) {
-            if (!reported.get(c).contains(task)) {
+            if (Arrays.binarySearch(reported.get(c), key) < 0) {
                 try {
                     return clients.get(c).lagFor(task);
                 } catch (final UnsupportedOperationException | IllegalStateException e) {
@@ -241,14 +247,12 @@ public final class RequestWriter {
      * {@code lagFor} of the tasks with lags among those the client reported, in task order;
      * a count of -1 when the host did not compute lags.
      */
-    private static void writeLags(final Output out, final KafkaStreamsState client, final Set<TaskId> reported,
-                                  final Set<TaskId> withLags) {
+    private static void writeLags(final Output out, final KafkaStreamsState client, final List<TaskId> reported,
+                                  final long[] withLags) {
         final List<TaskId> ids = new ArrayList<>(reported.size());
         final List<Long> lags = new ArrayList<>(reported.size());
-        final List<TaskId> inOrder = new ArrayList<>(reported);
-        inOrder.sort(TASK_ORDER);
-        for (final TaskId id : inOrder) {
-            if (!withLags.contains(id)) {
+        for (final TaskId id : reported) {
+            if (Arrays.binarySearch(withLags, key(id)) < 0) {
                 continue; // not a task of this rebalance, or one without a changelog
             }
             try {
