@@ -635,9 +635,14 @@ def run_main():
                                 for n in names):
         fail("the plugin assigned although no task.assignor.class was set")
     if RUN == "plugin" and not STANDIN:
-        if f["cold_moves"]:
-            fail(f"under the plugin, stateful tasks moved to instances without a warm replica: {f['cold_moves']}")
+        # A move seen in the instances' states that no standby explains is a failover after a
+        # kill when no copy was caught up, or a failure: the replayed dumps tell which, from the
+        # lags of that rebalance (check_decisions fails on a lagging owner chosen over a
+        # caught-up one).
         result.update(replay_dumps(result))
+        if f["cold_moves"]:
+            log(f"moves to instances without a standby ({f['cold_moves']}): the dumps above show no caught-up "
+                f"client was passed over ({result['decided_forced']} decision(s) when none was caught up)")
         result.update(check_plugin_logs(names))
     result["output_exact"] = True
     (WORK / "result.json").write_text(json.dumps(result, indent=1))
