@@ -5,14 +5,19 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kstreams-assignor"))
+/// The binary with `args`, its standard streams piped.
+fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_kstreams-assignor"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("binary runs");
+        .expect("binary runs")
+}
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = spawn(args);
     child.stdin.take().unwrap().write_all(stdin).unwrap();
     child.wait_with_output().unwrap()
 }
@@ -325,13 +330,7 @@ fn simulate_writes_each_rounds_input_for_assign_to_replay() {
 /// Runs the binary and kills it after `secs` (a hang or a run-away read fails the test instead
 /// of holding it).
 fn run_bounded(args: &[&str], stdin: &[u8], secs: u64) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kstreams-assignor"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
+    let mut child = spawn(args);
     let mut input = child.stdin.take().unwrap();
     let stdin = stdin.to_vec();
     std::thread::spawn(move || {

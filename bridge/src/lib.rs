@@ -66,6 +66,17 @@ fn throw(env: &mut JNIEnv<'_>, message: &str) {
     }
 }
 
+/// The raw value for the JVM, or null with `NativeEngineException(message)` pending.
+fn answer<T>(env: &mut JNIEnv<'_>, result: Result<T, String>, into_raw: impl FnOnce(T) -> *mut jni::sys::_jobject) -> *mut jni::sys::_jobject {
+    match result {
+        Ok(value) => into_raw(value),
+        Err(message) => {
+            throw(env, &message);
+            std::ptr::null_mut()
+        }
+    }
+}
+
 /// `static native byte[] assign(byte[] request)`.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_assign<'local>(
@@ -78,13 +89,7 @@ pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_assign<'loca
         let response = assign_bytes(&bytes)?;
         env.byte_array_from_slice(&response).map_err(|e| format!("cannot hand the response to the JVM: {e}"))
     });
-    match result {
-        Ok(array) => array.into_raw(),
-        Err(message) => {
-            throw(&mut env, &message);
-            std::ptr::null_mut()
-        }
-    }
+    answer(&mut env, result, |array| array.into_raw())
 }
 
 /// `static native String version()`: the native library's version.
@@ -97,13 +102,7 @@ pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_version<'loc
         let text = format!("kstreams-assignor {} (layout {})", env!("CARGO_PKG_VERSION"), kstreams_assignor::plugin::VERSION);
         env.new_string(text).map_err(|e| format!("cannot hand a string to the JVM: {e}"))
     });
-    match result {
-        Ok(s) => s.into_raw(),
-        Err(message) => {
-            throw(&mut env, &message);
-            std::ptr::null_mut()
-        }
-    }
+    answer(&mut env, result, |s| s.into_raw())
 }
 
 /// `static native String[] configKeys()`: every config key the engine accepts.
@@ -122,13 +121,7 @@ pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_configKeys<'
         }
         Ok(array)
     });
-    match result {
-        Ok(array) => array.into_raw(),
-        Err(message) => {
-            throw(&mut env, &message);
-            std::ptr::null_mut()
-        }
-    }
+    answer(&mut env, result, |array| array.into_raw())
 }
 
 #[cfg(test)]
