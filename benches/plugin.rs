@@ -37,7 +37,7 @@ fn request_of(input: &AssignmentInput) -> Request {
             r
         })
         .collect();
-    Request { application_id: "bench".into(), now_ms: 1_000_000, dump: true, configs: vec![("num.standby.replicas".into(), "1".into())], tasks, clients }
+    Request { application_id: "bench".into(), now_ms: 1_000_000, dump: false, configs: vec![("num.standby.replicas".into(), "1".into())], tasks, clients }
 }
 
 fn crossing(c: &mut Criterion) {

@@ -3,23 +3,40 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rustc_hash::FxHashMap;
+
 use super::PluginError;
 use super::request::Request;
 use crate::engine::{AssignmentConfigs, AssignmentInput, ClientInput, InputError, PreviousRebalance, TaskPartitions};
 use crate::wire::{LATEST_OFFSET, TaskId, UNKNOWN_OFFSET_SUM};
+
+/// Where a task of the request is: stateful (its index among the stateful tasks) or stateless.
+#[derive(Clone, Copy)]
+enum Slot {
+    Stateful(usize),
+    Stateless,
+}
 
 /// The engine input for a request, with the previous rebalance's snapshot when there is one.
 pub(super) fn engine_input(request: &Request, previous: Option<PreviousRebalance>) -> Result<AssignmentInput, PluginError> {
     let configs = AssignmentConfigs::default()
         .with_overrides(request.configs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .map_err(PluginError::Config)?;
-    let mut stateful = BTreeSet::new();
-    let mut stateless = BTreeSet::new();
+    // Every task of the request by id: whether it is stateful and its place among those of its kind.
+    let mut index: FxHashMap<&TaskId, Slot> = FxHashMap::with_capacity_and_hasher(request.tasks.len(), Default::default());
+    let (mut stateful, mut stateless) = (Vec::new(), Vec::new());
     let mut task_partitions = BTreeMap::new();
     for task in &request.tasks {
-        let new = if task.stateful { stateful.insert(task.id.clone()) } else { stateless.insert(task.id.clone()) };
-        if !new || (stateful.contains(&task.id) && stateless.contains(&task.id)) {
+        let slot = match task.stateful {
+            true => Slot::Stateful(stateful.len()),
+            false => Slot::Stateless,
+        };
+        if index.insert(&task.id, slot).is_some() {
             return Err(PluginError::Input(InputError::DuplicateTask(task.id.clone())));
+        }
+        match task.stateful {
+            true => stateful.push(task),
+            false => stateless.push(&task.id),
         }
         if !task.partitions.is_empty() {
             let racks = |p: &super::request::PartitionRecord| p.racks.iter().flatten().cloned().collect::<BTreeSet<_>>();
@@ -30,25 +47,24 @@ pub(super) fn engine_input(request: &Request, previous: Option<PreviousRebalance
             task_partitions.insert(task.id.clone(), parts);
         }
     }
+    let stateful_slot = |task: &TaskId| match index.get(task) {
+        Some(Slot::Stateful(k)) => Some(*k),
+        _ => None,
+    };
     let lags_known = request.clients.iter().all(|c| c.lags.is_some());
     // Each stateful task's end-offset sum: the lag of a client without state for it, else the
     // largest lag of those that reported it (see docs/plugin.md).
-    let mut ends: BTreeMap<TaskId, i64> =
-        request.tasks.iter().filter(|t| t.stateful).map(|t| (t.id.clone(), t.unreported_lag.unwrap_or(0))).collect();
+    let mut ends: Vec<i64> = stateful.iter().map(|t| t.unreported_lag.unwrap_or(0)).collect();
     let mut lags_of = Vec::with_capacity(request.clients.len());
     for client in &request.clients {
-        let mut lags = BTreeMap::new();
+        let mut lags = FxHashMap::default();
         for (task, lag) in client.lags.iter().flatten() {
-            if !stateful.contains(task) {
-                continue;
-            }
+            let Some(k) = stateful_slot(task) else { continue };
             if *lag < 0 && *lag != LATEST_OFFSET && *lag != UNKNOWN_OFFSET_SUM {
                 return Err(PluginError::Invalid(format!("client {} reports lag {lag} on task {task}", client.process_id)));
             }
-            if let Some(end) = ends.get_mut(task) {
-                *end = (*end).max(*lag);
-            }
-            lags.insert(task.clone(), *lag);
+            ends[k] = ends[k].max(*lag);
+            lags.insert(k, *lag);
         }
         lags_of.push(lags);
     }
@@ -56,17 +72,17 @@ pub(super) fn engine_input(request: &Request, previous: Option<PreviousRebalance
     for (client, lags) in request.clients.iter().zip(&lags_of) {
         let capacity = u32::try_from(client.threads)
             .map_err(|_| PluginError::Invalid(format!("client {} has {} stream threads", client.process_id, client.threads)))?;
-        let known = |t: &&TaskId| stateful.contains(*t) || stateless.contains(*t);
-        let owned: BTreeSet<TaskId> = client.previous_active.iter().filter(known).cloned().collect();
+        let owned: BTreeSet<TaskId> = client.previous_active.iter().filter(|t| index.contains_key(t)).cloned().collect();
         let mut sums = BTreeMap::new();
-        for task in client.previous_active.iter().chain(&client.previous_standby).filter(|t| stateful.contains(*t)) {
+        for task in client.previous_active.iter().chain(&client.previous_standby) {
+            let Some(k) = stateful_slot(task) else { continue };
             let sum = if !lags_known {
                 // Without lags only the previous tasks matter (Kafka's fallback assignor).
                 if owned.contains(task) { LATEST_OFFSET } else { 0 }
             } else {
-                match lags.get(task) {
+                match lags.get(&k) {
                     Some(&lag) if lag == LATEST_OFFSET || lag == UNKNOWN_OFFSET_SUM => lag,
-                    Some(&lag) => ends[task] - lag,
+                    Some(&lag) => ends[k] - lag,
                     None => continue,
                 }
             };
@@ -77,12 +93,16 @@ pub(super) fn engine_input(request: &Request, previous: Option<PreviousRebalance
         input.client_tags = client.client_tags.iter().cloned().collect();
         clients.push(input);
     }
-    let mut input = AssignmentInput::new().with_configs(configs).with_stateless_tasks(stateless);
+    let stateless: BTreeSet<TaskId> = stateless.into_iter().cloned().collect();
+    let mut input = AssignmentInput::new().with_configs(configs);
+    input.stateless_tasks = stateless;
     input.clients = clients;
     if lags_known {
-        input = input.with_stateful_tasks(ends);
+        let ends: BTreeMap<TaskId, i64> = stateful.iter().zip(ends).map(|(t, end)| (t.id.clone(), end)).collect();
+        input.stateful_tasks = ends.keys().cloned().collect();
+        input.changelog_end_offset_sums = Some(ends);
     } else {
-        input.stateful_tasks = stateful;
+        input.stateful_tasks = stateful.iter().map(|t| t.id.clone()).collect();
         input = input.with_end_offsets_unavailable();
     }
     input.task_partitions = task_partitions;

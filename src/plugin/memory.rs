@@ -71,8 +71,8 @@ impl Memory {
     }
 
     /// Records this rebalance of `application`.
-    pub(super) fn remember(&mut self, application: &str, now_ms: i64, input: &AssignmentInput) {
-        let Some(ends) = &input.changelog_end_offset_sums else {
+    pub(super) fn remember(&mut self, application: &str, now_ms: i64, input: AssignmentInput) {
+        let Some(ends) = input.changelog_end_offset_sums else {
             self.snapshots.remove(application);
             return;
         };
@@ -83,8 +83,8 @@ impl Memory {
         }
         let snapshot = Snapshot {
             at_ms: now_ms,
-            end_offset_sums: ends.clone(),
-            offset_sums: input.clients.iter().map(|c| (c.process_id, c.task_offset_sums.clone())).collect(),
+            end_offset_sums: ends,
+            offset_sums: input.clients.into_iter().map(|c| (c.process_id, c.task_offset_sums)).collect(),
         };
         self.snapshots.insert(application.to_owned(), snapshot);
     }

@@ -113,7 +113,6 @@ impl Session {
     /// Remembers this rebalance and builds the response; `engine_nanos` is the time the caller
     /// measured around [`Prepared::run`] (0 if it did not).
     pub fn finish(&mut self, prepared: Prepared, assignment: &Assignment, engine_nanos: i64) -> Result<Response, PluginError> {
-        self.memory.remember(&prepared.application_id, prepared.now_ms, &prepared.input);
         let followup = followup(assignment, prepared.now_ms);
         let summary = summary(&prepared, assignment, followup.as_ref());
         let dump = match prepared.dump {
@@ -125,6 +124,7 @@ impl Session {
             .iter()
             .map(|c| ClientTasks { process_id: c.process_id, active: c.active_tasks.clone(), standby: c.standby_tasks.clone() })
             .collect();
+        self.memory.remember(&prepared.application_id, prepared.now_ms, prepared.input);
         Ok(Response { clients, followup, summary, dump, engine_nanos })
     }
 

@@ -17,6 +17,7 @@ import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
 import org.apache.kafka.streams.processor.assignment.AssignmentConfigs;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsState;
+import org.apache.kafka.streams.processor.assignment.ProcessId;
 import org.apache.kafka.streams.processor.assignment.TaskInfo;
 import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
 
@@ -27,14 +28,13 @@ import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
  * same bytes.
  */
 public final class RequestWriter {
-    /** A task's (subtopology, partition) as one number, ordered as {@link #TASK_ORDER}. */
+    /**
+     * A task's (subtopology, partition) as one number: ordered as tasks are (sub-topology, then
+     * partition), and written as the request writes a task (two big-endian int32s).
+     */
     static long key(final TaskId task) {
         return ((long) task.subtopology() << 32) | (task.partition() & 0xffffffffL);
     }
-
-    /** Tasks by sub-topology, then partition (the order of `TaskId.compareTo` without topology names). */
-    private static final Comparator<TaskId> TASK_ORDER = (a, b) -> a.subtopology() != b.subtopology()
-        ? Integer.compare(a.subtopology(), b.subtopology()) : Integer.compare(a.partition(), b.partition());
 
     /** The version of the crossing format this writer speaks. */
     public static final int VERSION = 1;
@@ -112,7 +112,7 @@ public final class RequestWriter {
     }
 
     /**
-     * The request bytes for one rebalance.
+     * The request bytes for one rebalance: {@link #snapshot} then {@link Snapshot#encode}.
      *
      * @param configs the configs to send, such as {@link #configs} gives them
      * @throws IllegalArgumentException when a task belongs to a named topology (not supported)
@@ -122,89 +122,221 @@ public final class RequestWriter {
                                final long nowMs,
                                final int flags,
                                final Map<String, String> configs) {
-        // Task order by plain int comparisons: TaskId.compareTo is several times slower, and named
-        // topologies are refused when a task is written.
-        final List<TaskInfo> tasks = new ArrayList<>(state.allTasks().values());
-        tasks.sort((a, b) -> TASK_ORDER.compare(a.id(), b.id()));
-        // Sets of tasks as sorted arrays of (subtopology, partition) keys: TaskId's hash code boxes
-        // and collides (sub-topology s + 1, partition p − 31 is sub-topology s, partition p).
-        final long[] withLags = tasks.stream().filter(RequestWriter::hasLags).mapToLong(t -> key(t.id())).sorted().toArray();
-        final List<KafkaStreamsState> clients = new ArrayList<>(new TreeMap<>(state.kafkaStreamsStates(true)).values());
-        // Each client's previous tasks, read once: the tasks it reported (lags are sent for these only).
-        final List<List<TaskId>> reported = new ArrayList<>(clients.size());
-        final List<long[]> reportedKeys = new ArrayList<>(clients.size());
-        long reportedCount = 0;
-        for (final KafkaStreamsState client : clients) {
-            final List<TaskId> tasksOfClient = new ArrayList<>(client.previousActiveTasks());
-            tasksOfClient.addAll(client.previousStandbyTasks());
-            tasksOfClient.sort(TASK_ORDER);
-            reported.add(tasksOfClient);
-            reportedKeys.add(tasksOfClient.stream().mapToLong(RequestWriter::key).sorted().toArray());
-            reportedCount += tasksOfClient.size();
-        }
-        final long estimate = 64L + 21L * tasks.size() + 64L * clients.size() + 24L * reportedCount;
-        final Output out = new Output((int) Math.min(estimate, Integer.MAX_VALUE - 64));
+        return snapshot(state).encode(applicationId, nowMs, flags, configs);
+    }
 
-        out.int32(VERSION);
-        out.string(applicationId == null ? "" : applicationId);
-        out.int64(nowMs);
-        out.int8(flags);
+    /**
+     * Reads from {@code state} everything the request carries, through KIP-924's interface
+     * (each client's previous tasks and {@code lagFor} of the tasks it reported), into arrays of
+     * task keys and lags: the part of a request's cost that any assignor reading the same facts pays.
+     *
+     * @throws IllegalArgumentException when a task belongs to a named topology (not supported)
+     */
+    public static Snapshot snapshot(final ApplicationState state) {
+        return new Snapshot(state);
+    }
 
-        out.int32(configs.size());
-        for (final Map.Entry<String, String> config : configs.entrySet()) {
-            out.string(config.getKey());
-            out.string(config.getValue());
-        }
+    /** What one rebalance's request carries, read out of the {@link ApplicationState}. */
+    public static final class Snapshot {
+        private final boolean racks;
+        /** Tasks in key order, their keys, whether they have lags, and the lag of a client without state. */
+        private final TaskInfo[] tasks;
+        private final long[] taskKeys;
+        private final boolean[] lagged;
+        private final long[] unreportedLags;
+        /** Clients in process-id order; per client the keys of its previous tasks and its lags. */
+        private final KafkaStreamsState[] clients;
+        private final long[][] active;
+        private final long[][] standby;
+        /** Per client the keys and lags of the lagged tasks it reported; null keys when lags were not computed. */
+        private final long[][] lagKeys;
+        private final long[][] lags;
+        private final long reportedCount;
 
-        final boolean racks = !RACK_AWARE_NONE.equals(state.assignmentConfigs().rackAwareAssignmentStrategy());
-        out.int32(tasks.size());
-        for (final TaskInfo task : tasks) {
-            out.task(task.id());
-            // Stateful as Kafka's assignors see it: with a changelog (a store with logging
-            // disabled has nothing to restore and no standby to keep).
-            final boolean lagged = Arrays.binarySearch(withLags, key(task.id())) >= 0;
-            out.int8(lagged ? 1 : 0);
-            out.int64(lagged ? unreportedLag(task.id(), clients, reportedKeys) : -1);
-            if (!racks) {
-                out.int32(0);
-                continue;
+        private Snapshot(final ApplicationState state) {
+            racks = !RACK_AWARE_NONE.equals(state.assignmentConfigs().rackAwareAssignmentStrategy());
+            final Collection<TaskInfo> all = state.allTasks().values();
+            tasks = all.toArray(new TaskInfo[0]);
+            final long[] keys = new long[tasks.length];
+            for (int i = 0; i < tasks.length; i++) {
+                keys[i] = key(unnamed(tasks[i].id()));
             }
-            final List<TaskTopicPartition> partitions = new ArrayList<>(task.topicPartitions());
-            partitions.sort(PARTITION_ORDER);
-            out.int32(partitions.size());
-            for (final TaskTopicPartition partition : partitions) {
-                out.int8((partition.isSource() ? 1 : 0) | (partition.isChangelog() ? 2 : 0));
-                final Set<String> rackIds = partition.rackIds().orElse(null);
-                if (rackIds == null) {
-                    out.int32(-1);
-                } else {
-                    final SortedSet<String> sorted = new TreeSet<>(rackIds);
-                    out.int32(sorted.size());
-                    for (final String rack : sorted) {
-                        out.string(rack);
+            // Tasks by key, a sort of primitive keys with the tasks alongside.
+            final Integer[] order = new Integer[tasks.length];
+            for (int i = 0; i < order.length; i++) {
+                order[i] = i;
+            }
+            Arrays.sort(order, (a, b) -> Long.compare(keys[a], keys[b]));
+            final TaskInfo[] sortedTasks = new TaskInfo[tasks.length];
+            taskKeys = new long[tasks.length];
+            lagged = new boolean[tasks.length];
+            for (int i = 0; i < order.length; i++) {
+                sortedTasks[i] = tasks[order[i]];
+                taskKeys[i] = keys[order[i]];
+                lagged[i] = hasLags(sortedTasks[i]);
+            }
+            System.arraycopy(sortedTasks, 0, tasks, 0, tasks.length);
+
+            final Map<ProcessId, KafkaStreamsState> states = state.kafkaStreamsStates(true);
+            clients = states.values().toArray(new KafkaStreamsState[0]);
+            Arrays.sort(clients, Comparator.comparing(KafkaStreamsState::processId));
+            active = new long[clients.length][];
+            standby = new long[clients.length][];
+            lagKeys = new long[clients.length][];
+            lags = new long[clients.length][];
+            final long[][] reported = new long[clients.length][];
+            long count = 0;
+            for (int c = 0; c < clients.length; c++) {
+                final KafkaStreamsState client = clients[c];
+                active[c] = keys(client.previousActiveTasks());
+                standby[c] = keys(client.previousStandbyTasks());
+                reported[c] = union(active[c], standby[c]);
+                count += reported[c].length;
+                readLags(c, client, reported[c]);
+            }
+            reportedCount = count;
+            unreportedLags = new long[tasks.length];
+            for (int i = 0; i < tasks.length; i++) {
+                unreportedLags[i] = lagged[i] ? unreportedLag(tasks[i].id(), taskKeys[i], reported) : -1;
+            }
+        }
+
+        /** {@code lagFor} of the lagged tasks among those the client reported, in key order. */
+        private void readLags(final int c, final KafkaStreamsState client, final long[] reported) {
+            final long[] keys = new long[reported.length];
+            final long[] values = new long[reported.length];
+            int n = 0;
+            for (final long key : reported) {
+                final int task = Arrays.binarySearch(taskKeys, key);
+                if (task < 0 || !lagged[task]) {
+                    continue; // not a task of this rebalance, or one without a changelog
+                }
+                try {
+                    values[n] = client.lagFor(taskId(key));
+                    keys[n++] = key;
+                } catch (final UnsupportedOperationException e) {
+                    return; // lags not computed: null arrays
+                } catch (final IllegalStateException e) {
+                    // Kafka has no lag for this task (and logged why): send none.
+                }
+            }
+            lagKeys[c] = Arrays.copyOf(keys, n);
+            lags[c] = Arrays.copyOf(values, n);
+        }
+
+        /**
+         * The lag of the first client (in process-id order) that did not report the task: Kafka
+         * computes it as the task's changelog end-offset sum. -1 when every client reported the
+         * task, or when the lags were not computed.
+         */
+        private long unreportedLag(final TaskId task, final long key, final long[][] reported) {
+            for (int c = 0; c < clients.length; c++) {
+                if (Arrays.binarySearch(reported[c], key) < 0) {
+                    try {
+                        return clients[c].lagFor(task);
+                    } catch (final UnsupportedOperationException | IllegalStateException e) {
+                        return -1;
                     }
                 }
             }
+            return -1;
         }
 
-        out.int32(clients.size());
-        for (int c = 0; c < clients.size(); c++) {
-            final KafkaStreamsState client = clients.get(c);
-            out.int64(client.processId().id().getMostSignificantBits());
-            out.int64(client.processId().id().getLeastSignificantBits());
-            out.int32(client.numProcessingThreads());
-            out.nullableString(client.rackId().orElse(null));
-            final Map<String, String> tags = new TreeMap<>(client.clientTags());
-            out.int32(tags.size());
-            for (final Map.Entry<String, String> tag : tags.entrySet()) {
-                out.string(tag.getKey());
-                out.string(tag.getValue());
+        /**
+         * The request bytes.
+         *
+         * @param configs the configs to send, such as {@link #configs} gives them
+         */
+        public byte[] encode(final String applicationId, final long nowMs, final int flags, final Map<String, String> configs) {
+            final long estimate = 64L + 21L * tasks.length + 64L * clients.length + 24L * reportedCount;
+            final Output out = new Output((int) Math.min(estimate, Integer.MAX_VALUE - 64));
+
+            out.int32(VERSION);
+            out.string(applicationId == null ? "" : applicationId);
+            out.int64(nowMs);
+            out.int8(flags);
+
+            out.int32(configs.size());
+            for (final Map.Entry<String, String> config : configs.entrySet()) {
+                out.string(config.getKey());
+                out.string(config.getValue());
             }
-            out.tasks(client.previousActiveTasks());
-            out.tasks(client.previousStandbyTasks());
-            writeLags(out, client, reported.get(c), withLags);
+
+            out.int32(tasks.length);
+            for (int i = 0; i < tasks.length; i++) {
+                out.int64(taskKeys[i]);
+                // Stateful as Kafka's assignors see it: with a changelog (a store with logging
+                // disabled has nothing to restore and no standby to keep).
+                out.int8(lagged[i] ? 1 : 0);
+                out.int64(unreportedLags[i]);
+                if (!racks) {
+                    out.int32(0);
+                    continue;
+                }
+                final List<TaskTopicPartition> partitions = new ArrayList<>(tasks[i].topicPartitions());
+                partitions.sort(PARTITION_ORDER);
+                out.int32(partitions.size());
+                for (final TaskTopicPartition partition : partitions) {
+                    out.int8((partition.isSource() ? 1 : 0) | (partition.isChangelog() ? 2 : 0));
+                    final Set<String> rackIds = partition.rackIds().orElse(null);
+                    if (rackIds == null) {
+                        out.int32(-1);
+                    } else {
+                        final SortedSet<String> sorted = new TreeSet<>(rackIds);
+                        out.int32(sorted.size());
+                        for (final String rack : sorted) {
+                            out.string(rack);
+                        }
+                    }
+                }
+            }
+
+            out.int32(clients.length);
+            for (int c = 0; c < clients.length; c++) {
+                final KafkaStreamsState client = clients[c];
+                out.int64(client.processId().id().getMostSignificantBits());
+                out.int64(client.processId().id().getLeastSignificantBits());
+                out.int32(client.numProcessingThreads());
+                out.nullableString(client.rackId().orElse(null));
+                final Map<String, String> tags = new TreeMap<>(client.clientTags());
+                out.int32(tags.size());
+                for (final Map.Entry<String, String> tag : tags.entrySet()) {
+                    out.string(tag.getKey());
+                    out.string(tag.getValue());
+                }
+                out.keys(active[c]);
+                out.keys(standby[c]);
+                if (lagKeys[c] == null) {
+                    out.int32(-1); // lags not computed
+                } else {
+                    out.int32(lagKeys[c].length);
+                    for (int i = 0; i < lagKeys[c].length; i++) {
+                        out.int64(lagKeys[c][i]);
+                        out.int64(lags[c][i]);
+                    }
+                }
+            }
+            return out.toByteArray();
         }
-        return out.toByteArray();
+    }
+
+    /** The keys of {@code tasks}, sorted; named topologies refused. */
+    private static long[] keys(final Collection<TaskId> tasks) {
+        final long[] keys = new long[tasks.size()];
+        int n = 0;
+        for (final TaskId task : tasks) {
+            keys[n++] = key(unnamed(task));
+        }
+        Arrays.sort(keys);
+        return keys;
+    }
+
+    private static TaskId unnamed(final TaskId task) {
+        if (task.topologyName() != null) {
+            throw new IllegalArgumentException("task " + task + " belongs to the named topology '" + task.topologyName()
+                + "'; named topologies are not supported");
+        }
+        return task;
     }
 
     /**
@@ -223,53 +355,24 @@ public final class RequestWriter {
         return false;
     }
 
-    /**
-     * The lag of the first client (in process-id order) that did not report {@code task}: Kafka
-     * computes it as the task's changelog end-offset sum. -1 when every client reported the task,
-     * when the task has no lags, or when the lags were not computed.
-     */
-    private static long unreportedLag(final TaskId task, final List<KafkaStreamsState> clients,
-                                      final List<long[]> reported) {
-        final long key = key(task);
-        for (int c = 0; c < clients.size(); c++) {
-            if (Arrays.binarySearch(reported.get(c), key) < 0) {
-                try {
-                    return clients.get(c).lagFor(task);
-                } catch (final UnsupportedOperationException | IllegalStateException e) {
-                    return -1;
-                }
+    /** The sorted union of two sorted key arrays. */
+    private static long[] union(final long[] a, final long[] b) {
+        final long[] out = new long[a.length + b.length];
+        int i = 0;
+        int j = 0;
+        int n = 0;
+        while (i < a.length || j < b.length) {
+            final long next = j == b.length || (i < a.length && a[i] <= b[j]) ? a[i++] : b[j++];
+            if (n == 0 || out[n - 1] != next) {
+                out[n++] = next;
             }
         }
-        return -1;
+        return n == out.length ? out : Arrays.copyOf(out, n);
     }
 
-    /**
-     * {@code lagFor} of the tasks with lags among those the client reported, in task order;
-     * a count of -1 when the host did not compute lags.
-     */
-    private static void writeLags(final Output out, final KafkaStreamsState client, final List<TaskId> reported,
-                                  final long[] withLags) {
-        final List<TaskId> ids = new ArrayList<>(reported.size());
-        final List<Long> lags = new ArrayList<>(reported.size());
-        for (final TaskId id : reported) {
-            if (Arrays.binarySearch(withLags, key(id)) < 0) {
-                continue; // not a task of this rebalance, or one without a changelog
-            }
-            try {
-                lags.add(client.lagFor(id));
-                ids.add(id);
-            } catch (final UnsupportedOperationException e) {
-                out.int32(-1); // lags not computed
-                return;
-            } catch (final IllegalStateException e) {
-                // Kafka has no lag for this task (and logged why): send none.
-            }
-        }
-        out.int32(ids.size());
-        for (int i = 0; i < ids.size(); i++) {
-            out.task(ids.get(i));
-            out.int64(lags.get(i));
-        }
+    /** The task of a key. */
+    private static TaskId taskId(final long key) {
+        return new TaskId((int) (key >>> 32), (int) key);
     }
 
     /** A growable big-endian byte buffer, as DataOutputStream writes, without its per-byte calls. */
@@ -310,21 +413,10 @@ public final class RequestWriter {
             int32((int) v);
         }
 
-        void task(final TaskId task) {
-            if (task.topologyName() != null) {
-                throw new IllegalArgumentException("task " + task + " belongs to the named topology '" + task.topologyName()
-                    + "'; named topologies are not supported");
-            }
-            int32(task.subtopology());
-            int32(task.partition());
-        }
-
-        void tasks(final Collection<TaskId> tasks) {
-            final SortedSet<TaskId> sorted = tasks instanceof SortedSet && ((SortedSet<TaskId>) tasks).comparator() == null
-                ? (SortedSet<TaskId>) tasks : new TreeSet<>(tasks);
-            int32(sorted.size());
-            for (final TaskId task : sorted) {
-                task(task);
+        void keys(final long[] keys) {
+            int32(keys.length);
+            for (final long key : keys) {
+                int64(key);
             }
         }
 
