@@ -87,7 +87,14 @@ const STDOUT_CLOSED: u8 = 2;
 const STDIN_CLOSED: u8 = 3;
 
 /// How long a stopped `lead` has to leave the group before it exits anyway.
-const STOP_BUDGET: Duration = Duration::from_millis(1_500);
+const STOP_BUDGET: Duration = Duration::from_secs(1);
+
+/// A line on standard error; a closed standard error (`lead … 2>&1 | head -1`) is no panic.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
 
 /// Asks the member to stop for `why` (the first reason wins) and raises its interrupt flag.
 fn request_stop(reason: &AtomicU8, flag: &AtomicBool, why: u8) {
@@ -114,6 +121,7 @@ fn watch_stdout(reason: Arc<AtomicU8>, flag: Arc<AtomicBool>) {
         loop {
             let mut fds = [PollFd::new(stdout.as_fd(), PollFlags::empty())];
             match poll(&mut fds, 200u16) {
+                Ok(_) if fds[0].revents().is_some_and(|r| r.contains(PollFlags::POLLNVAL)) => return, // no standard output at all
                 Ok(_) if fds[0].revents().is_some_and(|r| r.intersects(PollFlags::POLLERR | PollFlags::POLLHUP)) => {
                     request_stop(&reason, &flag, STDOUT_CLOSED);
                     return;
@@ -168,14 +176,14 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
                 std::thread::sleep(Duration::from_millis(20));
             }
             std::thread::sleep(STOP_BUDGET);
-            eprintln!("error: did not leave the group within {} ms of the stop; exiting", STOP_BUDGET.as_millis());
+            say!("error: did not leave the group within {} ms of the stop; exiting", STOP_BUDGET.as_millis());
             std::process::exit(1);
         });
     }
     let started = Instant::now();
     let deadline = args.exit_after.and_then(|d| started.checked_add(d));
     let mut stop = || flag.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d);
-    eprintln!("process id {process_id}, group {}, {}", args.group, if config.leader_only { "leader-only" } else { "with tasks" });
+    say!("process id {process_id}, group {}, {}", args.group, if config.leader_only { "leader-only" } else { "with tasks" });
     let mut member = group::GroupMember::new(config, topology, hook).with_interrupt(flag.clone());
     let mut joined = false;
     let mut leader = false;
@@ -186,7 +194,7 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
         group::MemberEvent::Assigned(record) => {
             if let Some(code) = record.error_code {
                 let reason = record.error.as_deref().unwrap_or("no reason given");
-                eprintln!(
+                say!(
                     "warning: generation {}: the leader's assignment carries error {} to every member: {reason}",
                     record.generation_id,
                     wire::AssignorError::from_code(code)
@@ -196,23 +204,23 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
         }
         group::MemberEvent::CoordinatorFound { broker } => {
             if let Some((since, _)) = outage.take() {
-                eprintln!("reconnected to {broker} after {:.1} s", since.elapsed().as_secs_f64());
+                say!("reconnected to {broker} after {:.1} s", since.elapsed().as_secs_f64());
             }
             coordinator = broker;
         }
         group::MemberEvent::Joined { generation_id, member_id, leader_id, members } => {
             if let Some((since, _)) = outage.take() {
-                eprintln!("rejoined through {coordinator} after {:.1} s", since.elapsed().as_secs_f64());
+                say!("rejoined through {coordinator} after {:.1} s", since.elapsed().as_secs_f64());
             }
             joined = true;
             leader = leader_id == member_id;
             let role = if leader { "leader" } else { "follower" };
-            eprintln!("joined generation {generation_id} as {member_id} ({role}, {members} members)");
+            say!("joined generation {generation_id} as {member_id} ({role}, {members} members)");
         }
         group::MemberEvent::Received { generation_id, assignment, rejoin_at } => {
             let code = assignment.info.error_code;
             if !code.is_none() && !leader {
-                eprintln!("warning: generation {generation_id}: the leader's assignment carries error {code}");
+                say!("warning: generation {generation_id}: the leader's assignment carries error {code}");
             }
             let line = serde_json::json!({
                 "generationId": generation_id,
@@ -224,32 +232,31 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
                 "rejoinAtMs": rejoin_at,
             });
             print_line(&line.to_string(), &reason, &flag);
-            eprintln!(
+            say!(
                 "generation {generation_id}: {} active, {} standby tasks; rejoin at {}",
                 assignment.active_tasks.len(),
                 assignment.standby_tasks.len(),
                 rejoin_at.map_or("never".to_owned(), group::describe::text::iso_millis)
             );
         }
-        group::MemberEvent::TopicsCreated(topics) => eprintln!("created {}", topics.join(", ")),
-        group::MemberEvent::Rejoining(why) => eprintln!("rejoining: {why}"),
+        group::MemberEvent::TopicsCreated(topics) => say!("created {}", topics.join(", ")),
+        group::MemberEvent::Rejoining(why) => say!("rejoining: {why}"),
         group::MemberEvent::Retrying { error, backoff_ms } => {
             // Once per outage: the error when it begins, then the recovery.
             if outage.is_none() {
-                eprintln!("{error}; retrying (first in {backoff_ms} ms)");
+                say!("{error}; retrying (first in {backoff_ms} ms)");
                 outage = Some((Instant::now(), error));
             }
         }
-        group::MemberEvent::Left(what) => eprintln!("{what}"),
-        other => eprintln!("{other:?}"),
+        group::MemberEvent::Left(what) => say!("{what}"),
+        other => say!("{other:?}"),
     };
     let outcome = member.run(&mut stop, &mut on_event);
-    drop(on_event);
     outcome.map_err(|e| e.to_string())?;
     match reason.load(Ordering::SeqCst) {
-        SIGNALLED => eprintln!("stopped by a signal"),
-        STDOUT_CLOSED => eprintln!("standard output closed: stopped"),
-        STDIN_CLOSED => eprintln!("standard input ended: stopped"),
+        SIGNALLED => say!("stopped by a signal"),
+        STDOUT_CLOSED => say!("standard output closed: stopped"),
+        STDIN_CLOSED => say!("standard input ended: stopped"),
         _ => {}
     }
     if !joined {

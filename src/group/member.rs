@@ -61,7 +61,7 @@
 //! JoinGroup or SyncGroup the coordinator holds (up to the rebalance timeout). An interrupt flag
 //! ([`GroupMember::with_interrupt`]) acts within about 100 ms even then: a watcher thread
 //! shuts the coordinator connection's socket down, so that the request in flight returns at
-//! once, and the member leaves the group over a fresh connection (a 1 s budget) instead of
+//! once, and the member leaves the group over a fresh connection (an 800 ms budget) instead of
 //! going on with the rebalance. Once the flag is set no other request is sent.
 //!
 //! ```no_run
@@ -125,7 +125,7 @@ pub struct GroupMember<H> {
 }
 
 /// How long a member stopped by its interrupt flag gives its `LeaveGroup` (connect included).
-const LEAVE_BUDGET: Duration = Duration::from_secs(1);
+const LEAVE_BUDGET: Duration = Duration::from_millis(800);
 
 /// The socket of the request in flight, which the interrupt watcher may shut down.
 type InFlight = Mutex<Option<TcpStream>>;

@@ -21,7 +21,7 @@ use crate::wire::inspect::{self, Kind};
 pub const WIDTH: usize = 100;
 
 /// Where the values of a member's labelled lines start.
-const LABEL: usize = 26;
+const LABEL: usize = 30;
 
 /// An epoch time in ms as an ISO 8601 UTC timestamp, to the millisecond.
 ///
