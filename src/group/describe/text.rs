@@ -152,6 +152,8 @@ impl DescribedGroup {
     /// metadata as the `decode` command prints it). With a topology, each member has
     /// `reportedLagAtJoin` (task → lag; -2 running, -1 unknown) and `generationId`, the
     /// generation its subscription carries (see the [module docs](super#lags-at-the-last-join)).
+    /// `lagNote` says why lags are missing, `rebalancing` holds the
+    /// [rebalancing note](DescribedGroup::rebalancing_note) while the group rebalances.
     pub fn to_json(&self) -> Value {
         let members: Vec<Value> = self
             .members
