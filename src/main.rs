@@ -79,6 +79,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(out) => {
+            // `lead` has printed as it went (and stops when its standard output closes).
+            if out.is_empty() {
+                return ExitCode::SUCCESS;
+            }
             let mut stdout = std::io::stdout().lock();
             if stdout.write_all(&out).and_then(|()| stdout.flush()).is_err() {
                 return ExitCode::FAILURE;

@@ -591,3 +591,298 @@ fn help_lists_the_values_of_kind_assignor_and_scenarios() {
     let v = json_out(&run(&["assign", "--input", GROUP, "--assignor", "org.apache.kafka.streams.processor.internals.assignment.LegacyStickyTaskAssignor"], b""));
     assert_eq!(v["assignor"], "LegacyStickyTaskAssignor");
 }
+
+mod cli_broker;
+
+use cli_broker::{GroupScript, Reply, Seen};
+use kafka_protocol::messages::ApiKey;
+use kstreams_assignor::wire::{AssignmentEnvelope, AssignmentInfo, NextRebalance, ProcessId, SubscriptionEnvelope, SubscriptionInfo, TaskId, TopicPartition};
+
+/// A file in a fresh temporary directory with `text` in it.
+fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ksa-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// One stateless sub-topology reading `in`, of application `g`.
+fn stateless_topology() -> std::path::PathBuf {
+    temp_file("stateless.json", r#"{"applicationId": "g", "subtopologies": [{"id": 0, "sourceTopics": ["in"]}]}"#)
+}
+
+fn topics(list: &[(&str, i32)]) -> std::collections::BTreeMap<String, i32> {
+    list.iter().map(|(t, n)| ((*t).to_owned(), *n)).collect()
+}
+
+/// `lead` of group `g` on `bootstrap` with `extra` arguments, its streams piped.
+fn spawn_lead(bootstrap: &str, extra: &[&str]) -> std::process::Child {
+    let topology = stateless_topology();
+    let mut args = vec!["lead", "--bootstrap", bootstrap, "--group", "g", "--topology", topology.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    spawn(&args)
+}
+
+/// Waits up to `secs` for `child` to exit; kills it after that. Returns its output and how long
+/// it took from the call.
+fn wait_bounded(mut child: std::process::Child, secs: u64) -> (Output, std::time::Duration) {
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() && started.elapsed() < std::time::Duration::from_secs(secs) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let took = started.elapsed();
+    let _ = child.kill();
+    (child.wait_with_output().unwrap(), took)
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while !done() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn lead_leaves_the_group_within_a_second_of_a_signal_while_the_coordinator_holds_its_join() {
+    for signal in ["-TERM", "-INT"] {
+        let broker = cli_broker::start_group(GroupScript { topics: topics(&[("in", 2)]), hold_join: true });
+        let child = spawn_lead(&broker.address(), &[]);
+        wait_for("the held JoinGroup", || broker.count(ApiKey::JoinGroup) >= 2);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap().success());
+        let (out, took) = wait_bounded(child, 10);
+        assert!(took < std::time::Duration::from_secs(1), "{signal}: exited after {took:?}: {}", stderr(&out));
+        assert_eq!(out.status.code(), Some(1), "{signal}: never joined: {}", stderr(&out));
+        assert_eq!(broker.leaves(), ["m-1"], "{signal}: it left the group first: {}", stderr(&out));
+        assert!(stderr(&out).contains("stopped by a signal"), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn lead_leaves_and_exits_when_its_standard_output_closes() {
+    use std::io::BufRead as _;
+    // As `lead … | head -1`, and as `lead … 2>&1 | head -1` (standard error closes too).
+    for close_stderr in [false, true] {
+        let broker = cli_broker::start_group(GroupScript { topics: topics(&[("in", 2)]), hold_join: false });
+        let mut child = spawn_lead(&broker.address(), &["--exit-after", "60"]);
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        stdout.read_line(&mut first).unwrap();
+        let record: Value = serde_json::from_str(&first).unwrap();
+        assert_eq!(record["generationId"], 1);
+        if close_stderr {
+            drop(child.stderr.take());
+        }
+        drop(stdout);
+        let (out, took) = wait_bounded(child, 10);
+        assert!(took < std::time::Duration::from_secs(3), "exited after {took:?}: {}", stderr(&out));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(broker.leaves(), ["m-1"], "{}", stderr(&out));
+        if !close_stderr {
+            assert!(stderr(&out).contains("standard output closed"), "{}", stderr(&out));
+        }
+    }
+}
+
+#[test]
+fn lead_exits_1_when_it_never_joined_and_says_the_error_once() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
+    let child = spawn_lead(&closed, &["--exit-after", "1.5"]);
+    let (out, _) = wait_bounded(child, 20);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("never joined group `g`"), "{err}");
+    assert_eq!(err.matches("no coordinator found").count(), 2, "once when the outage begins, once in the final error: {err}");
+}
+
+#[test]
+fn lead_says_once_that_it_reconnected_after_an_outage() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let child = spawn_lead(&format!("127.0.0.1:{port}"), &["--exit-after", "4"]);
+    std::thread::sleep(std::time::Duration::from_millis(1_500));
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
+    let script = GroupScript { topics: topics(&[("in", 2)]), hold_join: false };
+    let broker = cli_broker::start_on(listener, cli_broker::group(std::sync::Arc::new(std::sync::Mutex::new(port)), script));
+    let (out, _) = wait_bounded(child, 20);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(err.matches("no coordinator found").count(), 1, "{err}");
+    assert_eq!(err.matches("reconnected to").count(), 1, "{err}");
+    // The outage lasted from the first attempt to the first retry after the broker came back
+    // (the backoff doubles up to 1 s).
+    let prefix = format!("reconnected to 127.0.0.1:{port} after ");
+    let secs: f64 = err.split(&prefix).nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).expect(&err);
+    assert!((1.4..4.0).contains(&secs), "{err}");
+    assert!(err.contains("joined generation 1"), "{err}");
+    assert_eq!(broker.leaves(), ["m-1"]);
+}
+
+#[test]
+fn lead_warns_of_the_error_assignments_reason_on_standard_error() {
+    // The source topic `in` does not exist: the leader sends every member an error code.
+    let broker = cli_broker::start_group(GroupScript::default());
+    let (out, _) = wait_bounded(spawn_lead(&broker.address(), &["--exit-after", "1.5"]), 20);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("warning: generation 1: the leader's assignment carries error INCOMPLETE_SOURCE_TOPIC_METADATA to every member: missing source topics `in`"),
+        "{err}"
+    );
+    let record: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(record["error"], "missing source topics `in`");
+}
+
+fn sub_bytes(generation: i32, sums: &[(TaskId, i64)]) -> Vec<u8> {
+    let process: ProcessId = "33333333-3333-4333-8333-333333333333".parse().unwrap();
+    let info = SubscriptionInfo::new(11, process).with_user_end_point("wc-1:8080").with_task_offset_sums(sums.iter().cloned());
+    SubscriptionEnvelope::new(vec!["in".into()], Some(info.encode().unwrap())).with_generation_id(generation).encode().unwrap()
+}
+
+fn assignment_bytes(active: Vec<TaskId>, standby: &[TaskId], next: NextRebalance) -> Vec<u8> {
+    let partitions: Vec<TopicPartition> = active.iter().map(|t| TopicPartition::new("in", t.partition)).collect();
+    let standby = standby.iter().map(|t| (t.clone(), [TopicPartition::new("in", t.partition)].into())).collect();
+    let info = AssignmentInfo::new(11).with_active_tasks(active).with_standby_tasks(standby).with_next_rebalance(next);
+    AssignmentEnvelope::new(&partitions, Some(info.encode().unwrap())).encode().unwrap()
+}
+
+/// A coordinator whose DescribeGroups answers `state` with `members`, after the coordinator
+/// errors of `find_errors` (FindCoordinator) and `describe_errors` (DescribeGroups).
+fn describe_broker(
+    state: &'static str,
+    members: Vec<(String, Vec<u8>, Vec<u8>)>,
+    find_errors: Vec<i16>,
+    describe_errors: Vec<i16>,
+) -> cli_broker::Broker {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (finds, describes) = (std::sync::Mutex::new(find_errors.into_iter()), std::sync::Mutex::new(describe_errors.into_iter()));
+    let known = topics(&[("in", 2), ("g-counts-changelog", 2)]);
+    let script = move |_: &mut Seen, key: ApiKey, v: i16, id: i32, buf: &mut bytes::Bytes| match key {
+        ApiKey::FindCoordinator => Reply::Frame(cli_broker::find_coordinator(port, v, id, finds.lock().unwrap().next().unwrap_or(0))),
+        ApiKey::DescribeGroups => {
+            let code = describes.lock().unwrap().next().unwrap_or(0);
+            let ms = members.iter().map(|(m, meta, a)| cli_broker::described_member(m, meta.clone(), a.clone())).collect();
+            Reply::Frame(cli_broker::describe_groups("g", state, ms, code, v, id))
+        }
+        ApiKey::Metadata => Reply::Frame(cli_broker::metadata(port, &known, v, id, buf)),
+        ApiKey::ListOffsets => Reply::Frame(cli_broker::list_offsets(1_000, v, id, buf)),
+        other => panic!("unexpected {other:?}"),
+    };
+    cli_broker::start_on(listener, std::sync::Arc::new(script))
+}
+
+fn one_member() -> Vec<(String, Vec<u8>, Vec<u8>)> {
+    let (t0, t1) = (TaskId::new(0, 0), TaskId::new(0, 1));
+    let sub = sub_bytes(3, &[(t0.clone(), 900), (t1.clone(), -2)]);
+    vec![("wc-client-1-0a1b".into(), sub, assignment_bytes(vec![t1], &[t0], NextRebalance::NONE))]
+}
+
+#[test]
+fn describe_retries_coordinator_errors_as_kafkas_admin_client() {
+    // COORDINATOR_NOT_AVAILABLE twice from FindCoordinator, then COORDINATOR_LOAD_IN_PROGRESS and
+    // NOT_COORDINATOR from DescribeGroups: each time the coordinator is found again.
+    let broker = describe_broker("Stable", one_member(), vec![15, 15], vec![14, 16]);
+    let out = run_bounded(&["describe", "--bootstrap", &broker.address(), "--group", "g"], b"", 30);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("state Stable"));
+    assert_eq!(broker.count(ApiKey::FindCoordinator), 5);
+    assert_eq!(broker.count(ApiKey::DescribeGroups), 3);
+}
+
+#[test]
+fn describe_says_the_group_is_rebalancing_instead_of_a_decode_error() {
+    let members = vec![("wc-client-1-0a1b".to_owned(), Vec::new(), Vec::new())];
+    let broker = describe_broker("PreparingRebalance", members, vec![], vec![]);
+    let out = run_bounded(&["describe", "--bootstrap", &broker.address(), "--group", "g"], b"", 30);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let note = "the group is rebalancing (state PreparingRebalance): member metadata is not available yet; try again in a few seconds";
+    assert!(text.contains(note), "{text}");
+    assert!(!text.contains("decode"), "{text}");
+    let v = json_out(&run_bounded(&["describe", "--bootstrap", &broker.address(), "--group", "g", "--json"], b"", 30));
+    assert_eq!(v["rebalancing"], note);
+    assert_eq!(v["members"][0]["memberMetadata"], Value::Null);
+}
+
+#[test]
+fn describe_topology_shows_lags_as_of_the_last_join_with_its_generation() {
+    let broker = describe_broker("Stable", one_member(), vec![], vec![]);
+    let topology = temp_file(
+        "stateful.json",
+        r#"{"applicationId": "g", "subtopologies": [{"id": 0, "sourceTopics": ["in"], "stores": [{"name": "counts"}]}]}"#,
+    );
+    let args = ["describe", "--bootstrap", &broker.address(), "--group", "g", "--topology", topology.to_str().unwrap()];
+    let out = run_bounded(&args, b"", 30);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = text.lines().find(|l| l.contains("lag")).unwrap_or_default();
+    assert!(line.starts_with("  lag at last join (after generation 3), records"), "{text}");
+    assert!(line.ends_with("0_0 100, 0_1 running"), "{text}");
+    let v = json_out(&run_bounded(&[&args[..], &["--json"]].concat(), b"", 30));
+    let member = &v["members"][0];
+    assert_eq!(member["generationId"], 3);
+    assert_eq!(member["reportedLagAtJoin"], serde_json::json!({"0_0": 100, "0_1": -2}));
+    assert!(member.get("taskLags").is_none(), "{member}");
+}
+
+#[test]
+fn describe_fits_100_columns_with_units_and_timestamps() {
+    // A Java member: a long member id, 48 active tasks, a probing rebalance in 5 minutes.
+    let uuid = "0a1b2c3d-4e5f-4789-abcd-ef0123456789";
+    let member = format!("wc-{uuid}-StreamThread-1-consumer-{uuid}");
+    let active: Vec<TaskId> = (0..48).map(|p| TaskId::new(0, p)).collect();
+    let next = kstreams_assignor::group::member::now_ms() + 300_000;
+    let sums: Vec<(TaskId, i64)> = (0..48).map(|p| (TaskId::new(0, p), 123_456_789)).collect();
+    let members = vec![(member.clone(), sub_bytes(3, &sums), assignment_bytes(active, &[], NextRebalance::at(next)))];
+    let broker = describe_broker("Stable", members, vec![], vec![]);
+    let out = run_bounded(&["describe", "--bootstrap", &broker.address(), "--group", "g"], b"", 30);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    for line in text.lines() {
+        assert!(line.chars().count() <= 100, "{} columns: {line}\n{text}", line.chars().count());
+    }
+    let header = text.lines().find(|l| l.starts_with("MEMBER")).unwrap_or_else(|| panic!("no column headers:\n{text}"));
+    for column in ["PROCESS", "CLIENT HOST", "ACTIVE TASKS", "STANDBY TASKS"] {
+        assert!(header.contains(column), "{header}");
+    }
+    assert!(text.contains("active tasks (48)") && text.contains("0_47"), "{text}");
+    let next_line = text.lines().find(|l| l.trim_start().starts_with("next rebalance")).unwrap();
+    let stamp = kstreams_assignor::group::describe::text::iso_millis(next);
+    assert!(next_line.contains(&stamp[..16]) && next_line.contains("(in 4 min"), "{next_line}");
+    assert!(!text.contains("nextRebalanceMs"), "{text}");
+    // --verbose has the details, with their units.
+    let out = run_bounded(&["describe", "--bootstrap", &broker.address(), "--group", "g", "--verbose"], b"", 30);
+    let verbose = String::from_utf8(out.stdout).unwrap();
+    assert!(verbose.contains(&format!("member {member}")), "{verbose}");
+    assert!(verbose.contains("client wc-client, host /10.0.0.7") && verbose.contains(" bytes"), "{verbose}");
+}
+
+#[test]
+fn pattern_sources_are_refused_with_a_message_that_says_so() {
+    // Kafka prints a pattern source as the bare regex; the JSON has no form for one.
+    let text = temp_file("pattern.txt", "Topologies:\n   Sub-topology: 0\n    Source: KSTREAM-SOURCE-0000000000 (topics: orders-.*)\n      --> none\n\n");
+    let json = temp_file("pattern.json", r#"{"applicationId": "g", "subtopologies": [{"id": 0, "sourceTopicPattern": "orders-.*"}]}"#);
+    for (file, needles) in [
+        (&text, &["line 3: source `KSTREAM-SOURCE-0000000000` subscribes to the topic pattern `orders-.*`", "list them instead"][..]),
+        (&json, &["subtopologies[0].sourceTopicPattern", "pattern sources are not supported", "sourceTopics"]),
+    ] {
+        let out = run_bounded(&["lead", "--bootstrap", "127.0.0.1:9", "--group", "g", "--topology", file.to_str().unwrap()], b"", 30);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        for needle in needles {
+            assert!(stderr(&out).contains(needle), "no `{needle}` in {}", stderr(&out));
+        }
+    }
+}
+
+#[test]
+fn the_topology_docs_example_is_the_word_count_text() {
+    use kstreams_assignor::leader::Topology;
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/topology.md")).unwrap();
+    let json = docs.split("```json\n").nth(1).and_then(|b| b.split("```").next()).expect("a JSON example");
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/leader/word-count.describe.txt")).unwrap();
+    assert_eq!(Topology::from_json(json).unwrap(), Topology::from_describe(&text, "wc").unwrap());
+}

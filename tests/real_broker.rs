@@ -144,7 +144,7 @@ fn lead_a_group_on_a_real_broker() {
     println!("{table}{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success());
     assert!(table.contains(&process.to_string()));
-    assert!(table.contains("standby (incl. warm-up)"));
+    assert!(table.contains("standby, incl. warm-up"));
     let out = Command::new(BIN).args(["describe", "--bootstrap", &bootstrap(), "--group", &app, "--json"]).output().unwrap();
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["members"].as_array().unwrap().len(), 2);

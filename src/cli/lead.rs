@@ -2,6 +2,9 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::time::{Duration, Instant};
 
 use kstreams_assignor::leader::config_keys::ConfigKeyError;
 use kstreams_assignor::{engine, group, wire};
@@ -58,6 +61,10 @@ pub(crate) struct DescribeArgs {
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
+    /// Print every detail (client, host, endpoint, versions, sizes, offset sums); lines may be
+    /// wider than 100 columns.
+    #[arg(long, conflicts_with = "json")]
+    verbose: bool,
 }
 
 /// The member configuration from `key=value` pairs, and `application.server`.
@@ -73,7 +80,67 @@ fn member_config(args: &LeadArgs) -> Result<(group::MemberConfig, Option<String>
     Ok((config, endpoint))
 }
 
-/// `lead`: the assignments go to standard output as they happen.
+/// Why `lead` is asked to stop, set once by whichever comes first.
+const RUNNING: u8 = 0;
+const SIGNALLED: u8 = 1;
+const STDOUT_CLOSED: u8 = 2;
+const STDIN_CLOSED: u8 = 3;
+
+/// How long a stopped `lead` has to leave the group before it exits anyway.
+const STOP_BUDGET: Duration = Duration::from_secs(1);
+
+/// A line on standard error; a closed standard error (`lead … 2>&1 | head -1`) is no panic.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// Asks the member to stop for `why` (the first reason wins) and raises its interrupt flag.
+fn request_stop(reason: &AtomicU8, flag: &AtomicBool, why: u8) {
+    let _ = reason.compare_exchange(RUNNING, why, Ordering::SeqCst, Ordering::SeqCst);
+    flag.store(true, Ordering::SeqCst);
+}
+
+/// Writes one line to standard output; a closed standard output stops the member.
+fn print_line(line: &str, reason: &AtomicU8, flag: &AtomicBool) {
+    let mut out = std::io::stdout().lock();
+    if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+        request_stop(reason, flag, STDOUT_CLOSED);
+    }
+}
+
+/// Watches standard output for a reader that went away (`lead … | head -1`): a pipe whose
+/// reader closed reports `POLLERR`, without a write.
+#[cfg(unix)]
+fn watch_stdout(reason: Arc<AtomicU8>, flag: Arc<AtomicBool>) {
+    use nix::poll::{PollFd, PollFlags, poll};
+    use std::os::fd::AsFd;
+    std::thread::spawn(move || {
+        let stdout = std::io::stdout();
+        loop {
+            let mut fds = [PollFd::new(stdout.as_fd(), PollFlags::empty())];
+            match poll(&mut fds, 200u16) {
+                Ok(_) if fds[0].revents().is_some_and(|r| r.contains(PollFlags::POLLNVAL)) => return, // no standard output at all
+                Ok(_) if fds[0].revents().is_some_and(|r| r.intersects(PollFlags::POLLERR | PollFlags::POLLHUP)) => {
+                    request_stop(&reason, &flag, STDOUT_CLOSED);
+                    return;
+                }
+                Ok(_) => {}
+                Err(nix::errno::Errno::EINTR) => {}
+                Err(_) => return,
+            }
+        }
+    });
+}
+
+#[cfg(not(unix))]
+fn watch_stdout(_reason: Arc<AtomicU8>, _flag: Arc<AtomicBool>) {}
+
+/// `lead`: the assignments go to standard output as they happen, progress and warnings to
+/// standard error. It exits 0 after leaving the group at `--exit-after`, on SIGINT or SIGTERM,
+/// when standard input ends (`--exit-on-stdin-close`) or when standard output closes; 1 when it
+/// never joined the group or stopped on an error.
 pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
     let topology = read_topology(&args.topology, &args.group)?;
     let (config, endpoint) = member_config(&args)?;
@@ -85,59 +152,117 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
     if let Some(e) = endpoint {
         hook = hook.with_endpoint(e);
     }
-    let stopping = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = Arc::new(AtomicBool::new(false));
+    let reason = Arc::new(AtomicU8::new(RUNNING));
     {
-        let s = stopping.clone();
-        ctrlc::set_handler(move || s.store(true, std::sync::atomic::Ordering::SeqCst))
+        let (flag, reason) = (flag.clone(), reason.clone());
+        ctrlc::set_handler(move || request_stop(&reason, &flag, SIGNALLED))
             .map_err(|e| format!("cannot install the signal handler: {e}"))?;
     }
     if args.exit_on_stdin_close {
-        let s = stopping.clone();
+        let (flag, reason) = (flag.clone(), reason.clone());
         std::thread::spawn(move || {
             let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
-            s.store(true, std::sync::atomic::Ordering::SeqCst);
+            request_stop(&reason, &flag, STDIN_CLOSED);
         });
     }
-    let deadline = args.exit_after.and_then(|d| std::time::Instant::now().checked_add(d));
-    let mut stop = || stopping.load(std::sync::atomic::Ordering::SeqCst) || deadline.is_some_and(|d| std::time::Instant::now() >= d);
-    eprintln!("process id {process_id}, group {}, {}", args.group, if config.leader_only { "leader-only" } else { "with tasks" });
-    let mut member = group::GroupMember::new(config, topology, hook);
+    watch_stdout(reason.clone(), flag.clone());
+    {
+        // Once asked to stop, the member leaves within about a second; should it not (a connect
+        // that hangs), the process ends anyway.
+        let flag = flag.clone();
+        std::thread::spawn(move || {
+            while !flag.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            std::thread::sleep(STOP_BUDGET);
+            say!("error: did not leave the group within {} ms of the stop; exiting", STOP_BUDGET.as_millis());
+            std::process::exit(1);
+        });
+    }
+    let started = Instant::now();
+    let deadline = args.exit_after.and_then(|d| started.checked_add(d));
+    let mut stop = || flag.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d);
+    say!("process id {process_id}, group {}, {}", args.group, if config.leader_only { "leader-only" } else { "with tasks" });
+    let mut member = group::GroupMember::new(config, topology, hook).with_interrupt(flag.clone());
+    let mut joined = false;
+    let mut leader = false;
+    // The first error of an outage and when it began; the coordinator last connected to.
+    let mut outage: Option<(Instant, String)> = None;
+    let mut coordinator = String::new();
     let mut on_event = |event: group::MemberEvent| match event {
         group::MemberEvent::Assigned(record) => {
-            let line = serde_json::to_string(&record).expect("JSON");
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+            if let Some(code) = record.error_code {
+                let reason = record.error.as_deref().unwrap_or("no reason given");
+                say!(
+                    "warning: generation {}: the leader's assignment carries error {} to every member: {reason}",
+                    record.generation_id,
+                    wire::AssignorError::from_code(code)
+                );
+            }
+            print_line(&serde_json::to_string(&record).expect("JSON"), &reason, &flag);
+        }
+        group::MemberEvent::CoordinatorFound { broker } => {
+            if let Some((since, _)) = outage.take() {
+                say!("reconnected to {broker} after {:.1} s", since.elapsed().as_secs_f64());
+            }
+            coordinator = broker;
         }
         group::MemberEvent::Joined { generation_id, member_id, leader_id, members } => {
-            let role = if leader_id == member_id { "leader" } else { "follower" };
-            eprintln!("joined generation {generation_id} as {member_id} ({role}, {members} members)");
+            if let Some((since, _)) = outage.take() {
+                say!("rejoined through {coordinator} after {:.1} s", since.elapsed().as_secs_f64());
+            }
+            joined = true;
+            leader = leader_id == member_id;
+            let role = if leader { "leader" } else { "follower" };
+            say!("joined generation {generation_id} as {member_id} ({role}, {members} members)");
         }
         group::MemberEvent::Received { generation_id, assignment, rejoin_at } => {
+            let code = assignment.info.error_code;
+            if !code.is_none() && !leader {
+                say!("warning: generation {generation_id}: the leader's assignment carries error {code}");
+            }
             let line = serde_json::json!({
                 "generationId": generation_id,
                 "received": {
                     "activeTasks": assignment.active_tasks.keys().map(ToString::to_string).collect::<Vec<_>>(),
                     "standbyTasks": assignment.standby_tasks.keys().map(ToString::to_string).collect::<Vec<_>>(),
-                    "errorCode": assignment.info.error_code,
+                    "errorCode": code,
                 },
                 "rejoinAtMs": rejoin_at,
             });
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{line}").and_then(|()| out.flush());
-            eprintln!(
+            print_line(&line.to_string(), &reason, &flag);
+            say!(
                 "generation {generation_id}: {} active, {} standby tasks; rejoin at {}",
                 assignment.active_tasks.len(),
                 assignment.standby_tasks.len(),
-                rejoin_at.map_or("never".to_owned(), |t| t.to_string())
+                rejoin_at.map_or("never".to_owned(), group::describe::text::iso_millis)
             );
         }
-        group::MemberEvent::TopicsCreated(topics) => eprintln!("created {}", topics.join(", ")),
-        group::MemberEvent::Rejoining(why) => eprintln!("rejoining: {why}"),
-        group::MemberEvent::Retrying { error, backoff_ms } => eprintln!("retrying in {backoff_ms} ms: {error}"),
-        group::MemberEvent::Left(what) => eprintln!("{what}"),
-        other => eprintln!("{other:?}"),
+        group::MemberEvent::TopicsCreated(topics) => say!("created {}", topics.join(", ")),
+        group::MemberEvent::Rejoining(why) => say!("rejoining: {why}"),
+        group::MemberEvent::Retrying { error, backoff_ms } => {
+            // Once per outage: the error when it begins, then the recovery.
+            if outage.is_none() {
+                say!("{error}; retrying (first in {backoff_ms} ms)");
+                outage = Some((Instant::now(), error));
+            }
+        }
+        group::MemberEvent::Left(what) => say!("{what}"),
+        other => say!("{other:?}"),
     };
-    member.run(&mut stop, &mut on_event).map_err(|e| e.to_string())?;
+    let outcome = member.run(&mut stop, &mut on_event);
+    outcome.map_err(|e| e.to_string())?;
+    match reason.load(Ordering::SeqCst) {
+        SIGNALLED => say!("stopped by a signal"),
+        STDOUT_CLOSED => say!("standard output closed: stopped"),
+        STDIN_CLOSED => say!("standard input ended: stopped"),
+        _ => {}
+    }
+    if !joined {
+        let last = outage.map(|(_, e)| format!(": {e}")).unwrap_or_default();
+        return Err(format!("never joined group `{}` in {:.1} s{last}", args.group, started.elapsed().as_secs_f64()));
+    }
     Ok(String::new())
 }
 
@@ -146,9 +271,12 @@ pub(crate) fn describe(args: DescribeArgs) -> Result<String, String> {
     let topology = args.topology.as_ref().map(|p| read_topology(p, &args.group)).transpose()?;
     let described = group::describe::describe_group(&args.bootstrap, &args.group, topology.as_ref(), std::time::Duration::from_secs(30))
         .map_err(|e| e.to_string())?;
+    let now = group::member::now_ms();
     Ok(if args.json {
         format!("{}\n", serde_json::to_string_pretty(&described.to_json()).expect("JSON"))
+    } else if args.verbose {
+        described.details(now)
     } else {
-        described.table()
+        described.table(now)
     })
 }

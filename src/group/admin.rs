@@ -1,9 +1,10 @@
 //! The admin calls the group member's leader and `describe_group` both make:
 //! `Metadata` (partition counts and replica racks), `CreateTopics` for internal topics,
-//! `ListOffsets` (latest) and `OffsetFetch` for changelog end offsets.
+//! `ListOffsets` (latest) and `OffsetFetch` for changelog end offsets; and the retries of
+//! coordinator errors that Kafka's admin client makes ([`retry_coordinator`]).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use kafka_protocol::messages::{
     ApiKey, BrokerId, CreateTopicsRequest, GroupId, ListOffsetsRequest, MetadataRequest, MetadataResponse, OffsetFetchRequest,
@@ -29,6 +30,68 @@ pub enum AdminError {
     /// Another request failed.
     #[error(transparent)]
     Connection(#[from] ConnectionError),
+}
+
+/// The first backoff of [`retry_coordinator`] (Kafka's `retry.backoff.ms`).
+pub const RETRY_BACKOFF: Duration = Duration::from_millis(100);
+/// The longest backoff of [`retry_coordinator`] (Kafka's `retry.backoff.max.ms`).
+pub const RETRY_BACKOFF_MAX: Duration = Duration::from_secs(1);
+
+/// An error that may carry a Kafka error code from the broker.
+pub trait BrokerErrorCode {
+    /// The code, if the broker answered with one.
+    fn broker_error_code(&self) -> Option<ErrorCode>;
+}
+
+impl BrokerErrorCode for ConnectionError {
+    fn broker_error_code(&self) -> Option<ErrorCode> {
+        self.code()
+    }
+}
+
+/// Whether Kafka's admin client finds the coordinator again and retries after this code:
+/// `COORDINATOR_NOT_AVAILABLE`, `NOT_COORDINATOR`, `COORDINATOR_LOAD_IN_PROGRESS`.
+pub fn is_coordinator_retriable(code: ErrorCode) -> bool {
+    matches!(code, ErrorCode::COORDINATOR_NOT_AVAILABLE | ErrorCode::NOT_COORDINATOR | ErrorCode::COORDINATOR_LOAD_IN_PROGRESS)
+}
+
+/// Runs `attempt` (which finds the coordinator and asks it) again while it fails with a code
+/// [`is_coordinator_retriable`] accepts, waiting [`RETRY_BACKOFF`] doubled each time up to
+/// [`RETRY_BACKOFF_MAX`], until `deadline`; then returns the last error. Any other error is
+/// returned at once.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use kafka_protocol::messages::ApiKey;
+/// use kstreams_assignor::group::admin::retry_coordinator;
+/// use kstreams_assignor::group::connection::{ConnectionError, ErrorCode};
+///
+/// let busy = || ConnectionError::Broker {
+///     broker: "b:9092".into(), api: ApiKey::DescribeGroups, code: ErrorCode::COORDINATOR_LOAD_IN_PROGRESS, message: None,
+/// };
+/// let mut calls = 0;
+/// let deadline = Instant::now() + Duration::from_secs(5);
+/// let got = retry_coordinator(deadline, || { calls += 1; if calls < 3 { Err(busy()) } else { Ok(calls) } });
+/// assert_eq!(got.unwrap(), 3);
+/// // Past the deadline the last error comes back.
+/// let err = retry_coordinator(Instant::now(), || Err::<(), _>(busy())).unwrap_err();
+/// assert_eq!(err.code(), Some(ErrorCode::COORDINATOR_LOAD_IN_PROGRESS));
+/// ```
+pub fn retry_coordinator<T, E: BrokerErrorCode>(deadline: Instant, mut attempt: impl FnMut() -> Result<T, E>) -> Result<T, E> {
+    let mut backoff = RETRY_BACKOFF;
+    loop {
+        match attempt() {
+            Err(e) if e.broker_error_code().is_some_and(is_coordinator_retriable) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left <= backoff {
+                    return Err(e);
+                }
+                std::thread::sleep(backoff);
+                backoff = (backoff * 2).min(RETRY_BACKOFF_MAX);
+            }
+            other => return other,
+        }
+    }
 }
 
 /// `Metadata` for `topics` (no auto-creation).

@@ -297,6 +297,12 @@ impl Connection {
         &self.broker
     }
 
+    /// A handle on this connection's socket (`TcpStream::try_clone`): shutting it down from
+    /// another thread makes a request waiting for its answer return at once, with an error.
+    pub fn socket(&self) -> std::io::Result<TcpStream> {
+        self.stream.try_clone()
+    }
+
     fn negotiate(&mut self) -> Result<(), ConnectionError> {
         type Req = messages::ApiVersionsRequest;
         let request = Req::default()

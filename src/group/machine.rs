@@ -236,6 +236,18 @@ impl<H: PartitionAssignorHook> MemberMachine<H> {
         }
     }
 
+    /// The caller stops even though a step is under way (the driver abandoned the request in
+    /// flight, or does not send the next one): the member leaves the group, then is done. An
+    /// error that already ends the member stays its outcome.
+    pub(crate) fn abandon(&mut self) {
+        if self.outcome.is_none() {
+            self.outcome = Some(Ok(()));
+        }
+        if !matches!(self.step, Step::Done | Step::Awaiting(Pending::Leave)) {
+            self.step = Step::Leave;
+        }
+    }
+
     /// The next event, if any.
     pub(crate) fn poll_event(&mut self) -> Option<MemberEvent> {
         self.events.pop_front()

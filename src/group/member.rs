@@ -58,7 +58,11 @@
 //! metadata and admin calls, and feeds every answer or error back.
 //!
 //! The loop is blocking: `stop` is polled between requests and while waiting, not during a
-//! JoinGroup or SyncGroup the coordinator holds (up to the rebalance timeout).
+//! JoinGroup or SyncGroup the coordinator holds (up to the rebalance timeout). An interrupt flag
+//! ([`GroupMember::with_interrupt`]) acts within about 100 ms even then: a watcher thread
+//! shuts the coordinator connection's socket down, so that the request in flight returns at
+//! once, and the member leaves the group over a fresh connection (an 800 ms budget) instead of
+//! going on with the rebalance. Once the flag is set no other request is sent.
 //!
 //! ```no_run
 //! use kstreams_assignor::group::{GroupMember, MemberConfig, MemberEvent, StreamsMember};
@@ -81,6 +85,9 @@
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::net::{Shutdown, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -111,13 +118,31 @@ pub fn now_ms() -> i64 {
 pub struct GroupMember<H> {
     machine: MemberMachine<H>,
     coordinator: Option<Connection>,
+    /// Set by the caller to stop even while a request is out.
+    interrupt: Option<Arc<AtomicBool>>,
+    /// The coordinator connection's socket was shut down under a request.
+    interrupted: bool,
 }
+
+/// How long a member stopped by its interrupt flag gives its `LeaveGroup` (connect included).
+const LEAVE_BUDGET: Duration = Duration::from_millis(800);
+
+/// The socket of the request in flight, which the interrupt watcher may shut down.
+type InFlight = Mutex<Option<TcpStream>>;
 
 impl<H: PartitionAssignorHook> GroupMember<H> {
     /// A member of `config.group_id` with the hook `hook` (whose process id it keeps) for the
     /// application `topology`.
     pub fn new(config: MemberConfig, topology: Topology, hook: H) -> Self {
-        Self { machine: MemberMachine::new(config, topology, hook), coordinator: None }
+        Self { machine: MemberMachine::new(config, topology, hook), coordinator: None, interrupt: None, interrupted: false }
+    }
+
+    /// A flag that stops the member within about 100 ms once set, even while the coordinator
+    /// holds a JoinGroup or SyncGroup: the request in flight is abandoned and the member leaves
+    /// the group (see the [module docs](self)). `run`'s `stop` still ends it between requests.
+    pub fn with_interrupt(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.interrupt = Some(flag);
+        self
     }
 
     /// The member id (empty before the first join).
@@ -147,6 +172,34 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
     /// Runs until `stop` returns true (polled at least every 100 ms) or a fatal error; leaves the
     /// group on the way out. Every step is reported to `on_event`.
     pub fn run(&mut self, stop: &mut dyn FnMut() -> bool, on_event: &mut dyn FnMut(MemberEvent)) -> Result<(), MemberError> {
+        let Some(flag) = self.interrupt.clone() else { return self.drive(stop, on_event, None) };
+        let in_flight: InFlight = Mutex::new(None);
+        let done = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !done.load(Ordering::SeqCst) {
+                    if flag.load(Ordering::SeqCst) {
+                        if let Some(socket) = in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+                            let _ = socket.shutdown(Shutdown::Both);
+                        }
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            });
+            let outcome = self.drive(stop, on_event, Some((&flag, &in_flight)));
+            done.store(true, Ordering::SeqCst);
+            outcome
+        })
+    }
+
+    /// The loop of [`run`](Self::run); with an interrupt, the flag and the slot its watcher reads.
+    fn drive(
+        &mut self,
+        stop: &mut dyn FnMut() -> bool,
+        on_event: &mut dyn FnMut(MemberEvent),
+        interrupt: Option<(&AtomicBool, &InFlight)>,
+    ) -> Result<(), MemberError> {
+        let interrupted = || interrupt.is_some_and(|(flag, _)| flag.load(Ordering::SeqCst));
         loop {
             while let Some(event) = self.machine.poll_event() {
                 on_event(event);
@@ -156,7 +209,25 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
             }
             let now = now_ms();
             if let Some(request) = self.machine.poll_request(now) {
-                match self.send(request, on_event) {
+                let leaving = matches!(request, Request::LeaveGroup { .. });
+                if interrupted() && !leaving {
+                    // The caller stops: this request is not sent; the member leaves instead.
+                    self.machine.abandon();
+                    continue;
+                }
+                if let (Some((_, slot)), Some(conn), false) = (interrupt, &self.coordinator, leaving) {
+                    *slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = conn.socket().ok();
+                }
+                let result = self.send(request, on_event);
+                if let Some((_, slot)) = interrupt {
+                    slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+                }
+                match result {
+                    Err(_) if interrupted() && !leaving => {
+                        // Most likely the watcher shut the socket down under the request.
+                        self.interrupted = true;
+                        self.machine.abandon();
+                    }
                     Ok(response) => self.machine.handle_response(response, now_ms()),
                     Err(e) => self.machine.handle_error(e, now_ms()),
                 }
@@ -184,7 +255,9 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
     fn send(&mut self, request: Request, on_event: &mut dyn FnMut(MemberEvent)) -> Result<Response, MemberError> {
         match request {
             Request::FindCoordinator => {
-                self.coordinator = Some(self.find_coordinator()?);
+                let conn = self.find_coordinator()?;
+                on_event(MemberEvent::CoordinatorFound { broker: conn.broker().to_owned() });
+                self.coordinator = Some(conn);
                 Ok(Response::CoordinatorFound)
             }
             Request::JoinGroup { member_id, metadata, reason } => self.join_group(member_id, metadata, reason),
@@ -324,6 +397,16 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
 
     fn leave(&mut self, member_id: String) -> Response {
         let group = self.group();
+        let stopping = self.interrupt.as_ref().is_some_and(|f| f.load(Ordering::SeqCst));
+        if self.interrupted {
+            // The old socket is shut down: leave over a fresh connection to the coordinator.
+            let address = self.coordinator().broker().to_owned();
+            match Connection::connect(&address, &self.config().client_id, LEAVE_BUDGET / 2) {
+                Ok(c) => self.coordinator = Some(c),
+                Err(e) => return Response::Left { outcome: Err(e.to_string()), sent: false },
+            }
+        }
+        let timeout = if stopping { LEAVE_BUDGET / 2 } else { self.config().request_timeout() };
         let conn = self.coordinator();
         let version = match conn.version::<LeaveGroupRequest>() {
             Ok(v) => v,
@@ -340,7 +423,7 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
         } else {
             request.with_member_id(member_id)
         };
-        let outcome = match conn.call(&request) {
+        let outcome = match conn.call_with_timeout(&request, timeout) {
             Ok(r) => check(conn.broker(), ApiKey::LeaveGroup, r.error_code, None),
             Err(e) => Err(e),
         };

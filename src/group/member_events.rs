@@ -13,6 +13,11 @@ use crate::wire::{DecodeError, EncodeError, ProcessId, TaskId};
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum MemberEvent {
+    /// The member connected to the group coordinator (first, or again after an error).
+    CoordinatorFound {
+        /// The coordinator, `host:port`.
+        broker: String,
+    },
     /// A JoinGroup completed.
     Joined {
         /// The generation.

@@ -24,6 +24,10 @@
 //! | `repartitionTopics[].partitions` | optional fixed partition count (`Repartitioned.withNumberOfPartitions`); otherwise derived |
 //! | `copartitionGroups` | lists of source topics (raw names) that must be copartitioned: the inputs of a join |
 //!
+//! Sources subscribed by pattern have no form here: a `sourceTopicPattern` (or `topicPattern`)
+//! key is refused with [`TopologyError::PatternSource`]. The whole schema, with an example and
+//! how `Topology#describe()` text maps to it, is in `docs/topology.md`.
+//!
 //! A repartition topic `words-repartition` of application `wc` is the Kafka topic
 //! `wc-words-repartition`; the changelog of store `counts` is `wc-counts-changelog`. A
 //! sub-topology is stateful when at least one of its stores has a changelog.
@@ -142,6 +146,18 @@ const fn yes() -> bool {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TopologyError {
+    /// A sub-topology subscribes by pattern (a `sourceTopicPattern` or `topicPattern` key):
+    /// the leader needs the topics themselves.
+    #[error(
+        "topology JSON at `subtopologies[{index}].{key}`: pattern sources are not supported, because the leader needs \
+         the topics the pattern matches: list them in `sourceTopics` instead (docs/topology.md)"
+    )]
+    PatternSource {
+        /// The sub-topology's index in `subtopologies`.
+        index: usize,
+        /// The key used.
+        key: String,
+    },
     /// The JSON does not parse into the model.
     #[error("topology JSON at `{path}`: {source}")]
     Json {
@@ -209,8 +225,9 @@ impl Topology {
     /// Parses the JSON format of the [module docs](self) and [validates](Self::validate) it.
     pub fn from_json(text: &str) -> Result<Self, TopologyError> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        let topology: Self =
-            serde_path_to_error::deserialize(de).map_err(|e| TopologyError::Json { path: e.path().to_string(), source: e.into_inner() })?;
+        let topology: Self = serde_path_to_error::deserialize(de).map_err(|e| {
+            pattern_source(text).unwrap_or_else(|| TopologyError::Json { path: e.path().to_string(), source: e.into_inner() })
+        })?;
         topology.validate()?;
         Ok(topology)
     }
@@ -346,4 +363,16 @@ impl StateStore {
         self.changelog_topic = Some(topic.into());
         self
     }
+}
+
+/// The keys a pattern subscription might be written with in the JSON.
+const PATTERN_KEYS: [&str; 4] = ["sourceTopicPattern", "topicPattern", "sourcePattern", "pattern"];
+
+/// When JSON that does not parse has a sub-topology with a pattern key: the error that says so.
+fn pattern_source(text: &str) -> Option<TopologyError> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    value.get("subtopologies")?.as_array()?.iter().enumerate().find_map(|(index, s)| {
+        let key = PATTERN_KEYS.iter().find(|k| s.get(**k).is_some())?;
+        Some(TopologyError::PatternSource { index, key: (*key).to_owned() })
+    })
 }

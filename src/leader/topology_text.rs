@@ -50,9 +50,13 @@
 //! * **Global stores** (`Sub-topology: N for global store`) make no tasks and are left out; their
 //!   ids stay unused, as in Kafka.
 //!
-//! Not supported: pattern subscriptions (`topicPattern:`), which need the matched topics, and
-//! named topologies (`Topology: <name>:`). Sinks with a topic-name extractor are ignored (they
-//! cannot write repartition topics).
+//! Not supported, and refused with [`TopologyTextError::PatternSource`] or
+//! [`TopologyTextError::NamedTopology`]: sources subscribed by pattern, which Kafka prints as
+//! `(topics: <regex>)` without brackets (older releases: `topicPattern: <regex>`), because the
+//! text does not say which topics the pattern matches (a pattern such as `[ab]`, which reads as
+//! a list of legal topic names, cannot be told from the topic `ab`); and named topologies
+//! (`Topology: <name>:`). Sinks with a topic-name extractor are ignored (they cannot write
+//! repartition topics).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -77,12 +81,18 @@ pub enum TopologyTextError {
         line: usize,
     },
     /// A source subscribed by pattern: the matched topics are not in the text.
-    #[error("line {line}: source `{node}` subscribes to a pattern, which is not supported")]
+    #[error(
+        "line {line}: source `{node}` subscribes to the topic pattern `{pattern}`; pattern sources are not supported, \
+         because the leader needs the topics the pattern matches: list them instead, as `(topics: [a, b])` in the text \
+         or in `sourceTopics` of the topology JSON (docs/topology.md)"
+    )]
     PatternSource {
         /// 1-based line number.
         line: usize,
         /// The source node.
         node: String,
+        /// The pattern, as printed.
+        pattern: String,
     },
     /// A named topology (`Topology: <name>:`).
     #[error("line {line}: named topologies are not supported")]
@@ -127,7 +137,9 @@ impl Topology {
     /// assert_eq!(topology.subtopologies[0].source_topics, ["input"]);
     /// assert_eq!(topology.changelog_topic(&topology.subtopologies[0].stores[0]).as_deref(), Some("app-counts-changelog"));
     ///
-    /// assert!(Topology::from_describe("Topologies:\n   Sub-topology: 0\n    Source: s (topicPattern: in.*)\n", "app").is_err());
+    /// // A pattern source is refused, and the error says so.
+    /// let err = Topology::from_describe("Topologies:\n   Sub-topology: 0\n    Source: s (topics: in.*)\n", "app").unwrap_err();
+    /// assert!(err.to_string().contains("subscribes to the topic pattern `in.*`"));
     /// ```
     pub fn from_describe(text: &str, application_id: &str) -> Result<Self, TopologyTextError> {
         let sections = parse_sections(text)?;
@@ -189,11 +201,20 @@ fn parse_sections(text: &str) -> Result<Vec<Section<'_>>, TopologyTextError> {
         let detail = detail.strip_suffix(')').ok_or_else(unexpected)?;
         let node = match kind {
             "Source" => match detail.strip_prefix("topics: ") {
-                Some(list) => Node::Source(parse_list(list).ok_or_else(unexpected)?),
-                None if detail.starts_with("topicPattern: ") => {
-                    return Err(TopologyTextError::PatternSource { line, node: name.to_owned() });
-                }
-                None => return Err(unexpected()),
+                // Kafka prints a topic set in brackets and a pattern as the bare regex: anything
+                // but a bracketed list of topic names is a pattern.
+                Some(list) => match parse_list(list).filter(|topics| topics.iter().all(|t| is_topic_name(t))) {
+                    Some(topics) => Node::Source(topics),
+                    None => {
+                        return Err(TopologyTextError::PatternSource { line, node: name.to_owned(), pattern: list.to_owned() });
+                    }
+                },
+                None => match detail.strip_prefix("topicPattern: ").or_else(|| detail.strip_prefix("topic pattern: ")) {
+                    Some(pattern) => {
+                        return Err(TopologyTextError::PatternSource { line, node: name.to_owned(), pattern: pattern.to_owned() });
+                    }
+                    None => return Err(unexpected()),
+                },
             },
             "Processor" => {
                 let list = detail.strip_prefix("stores: ").ok_or_else(unexpected)?;
@@ -226,6 +247,11 @@ fn parse_list(list: &str) -> Option<Vec<&str>> {
         return Some(Vec::new());
     }
     Some(inner.split(", ").collect())
+}
+
+/// Whether Kafka accepts this as a topic name: 1 to 249 of `[a-zA-Z0-9._-]`.
+fn is_topic_name(topic: &str) -> bool {
+    (1..=249).contains(&topic.len()) && topic.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
 /// Whether Kafka names internal topics like this (see the module docs).

@@ -9,27 +9,45 @@
 //! So from the bytes alone a warm-up cannot be told from a standby; the standby list is shown
 //! as "standby (incl. warm-up)".
 //!
-//! # Lags
+//! # Lags at the last join
 //!
-//! With the topology, the changelog partitions of each task are known: their end offsets are
-//! fetched as the leader fetches them (`ListOffsets` latest; the group's committed offsets for a
-//! source topic used as changelog), and each member's lag per task is Kafka's
-//! (`TaskLag::compute` on the member's offset sum and the task's end-offset sum), for the tasks
-//! it reports an offset sum for and the stateful tasks it is assigned. Without the topology only
-//! the offset sums are shown.
+//! A member reports its offset sum per task only in its subscription, that is once per
+//! JoinGroup; `DescribeGroups` returns that subscription until the member joins again. With the
+//! topology, the changelog partitions of each task are known: their end offsets are fetched now,
+//! as the leader fetches them (`ListOffsets` latest; the group's committed offsets for a source
+//! topic used as changelog), and each lag is Kafka's (`TaskLag::compute`) on the offset sum the
+//! member reported at its last join and today's end-offset sum, for the tasks it reported and
+//! the stateful tasks it is assigned. That is
+//! [`DescribedMember::reported_lag_at_join`]: what the leader would compute from that
+//! subscription today, never the lag of a task the member runs now (an active task it reported
+//! as running shows as running; anything it restored since the join is not seen). The
+//! subscription's `generationId` (the generation of the partitions the member owned when it
+//! joined, -1 for none) dates it. Without the topology only the offset sums are shown.
+//!
+//! # Retries and rebalances
+//!
+//! As Kafka's admin client, `COORDINATOR_NOT_AVAILABLE`, `NOT_COORDINATOR` and
+//! `COORDINATOR_LOAD_IN_PROGRESS` (from `FindCoordinator` or `DescribeGroups`) make it find the
+//! coordinator again after a backoff of 100 ms, doubling up to 1 s, until the timeout
+//! ([`admin::retry_coordinator`](super::admin::retry_coordinator)). While the group
+//! rebalances the coordinator has no metadata or assignment for some members:
+//! [`DescribedGroup::rebalancing`] says so, and the text says it in words instead of a decode
+//! error.
+//!
+//! The text rendering is in [`text`]: [`DescribedGroup::table`] fits 100 columns,
+//! [`DescribedGroup::details`] adds everything else; [`DescribedGroup::to_json`] has it all.
+
+pub mod text;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use kafka_protocol::messages::{ApiKey, DescribeGroupsRequest, GroupId};
 use kafka_protocol::protocol::StrBytes;
-use serde_json::{Value, json};
 
 use super::connection::{Connection, ConnectionError, check, find_coordinator};
-use super::admin::{cluster_metadata, fetch_end_offsets, fetch_metadata};
+use super::admin::{cluster_metadata, fetch_end_offsets, fetch_metadata, retry_coordinator};
 use crate::leader::{ChangelogEndOffsets, Tasks, Topology};
-use crate::wire::inspect::{self, Kind};
 use crate::engine::TaskLag;
 use crate::wire::{AssignmentEnvelope, AssignmentInfo, SubscriptionEnvelope, SubscriptionInfo, TaskId, end_offset_sum};
 
@@ -43,6 +61,15 @@ pub enum DescribeGroupError {
     /// The broker did not describe the group.
     #[error("the broker did not describe group `{0}`")]
     Missing(String),
+}
+
+impl super::admin::BrokerErrorCode for DescribeGroupError {
+    fn broker_error_code(&self) -> Option<super::connection::ErrorCode> {
+        match self {
+            Self::Connection(e) => e.code(),
+            Self::Missing(_) => None,
+        }
+    }
 }
 
 /// One member as `DescribeGroups` returns it, decoded where possible.
@@ -65,8 +92,10 @@ pub struct DescribedMember {
     pub subscription: Result<(SubscriptionEnvelope, SubscriptionInfo), String>,
     /// The decoded assignment, or why it does not decode (`None`: no assignment).
     pub assignment: Option<Result<(AssignmentEnvelope, AssignmentInfo), String>>,
-    /// Lag per task (with a topology and available end offsets).
-    pub lags: Option<BTreeMap<TaskId, TaskLag>>,
+    /// Per task, the lag the offset sums of the member's last JoinGroup imply against the end
+    /// offsets fetched now (with a topology and available end offsets); see the
+    /// [module docs](self#lags-at-the-last-join).
+    pub reported_lag_at_join: Option<BTreeMap<TaskId, TaskLag>>,
 }
 
 /// A described group.
@@ -99,7 +128,8 @@ fn decode_assignment(bytes: &[u8]) -> Result<(AssignmentEnvelope, AssignmentInfo
     Ok((env, info))
 }
 
-/// Describes `group` through `bootstrap` (see the [module docs](self)).
+/// Describes `group` through `bootstrap` (see the [module docs](self)). `timeout` bounds the
+/// whole call, retries included.
 pub fn describe_group(
     bootstrap: &str,
     group: &str,
@@ -107,14 +137,19 @@ pub fn describe_group(
     timeout: Duration,
 ) -> Result<DescribedGroup, DescribeGroupError> {
     let client_id = "kstreams-assignor-describe";
-    let mut conn = Connection::connect(bootstrap, client_id, timeout)?;
-    let key = StrBytes::from_string(group.to_owned());
-    let address = find_coordinator(&mut conn, group)?;
-    let mut coordinator = if address == bootstrap { None } else { Some(Connection::connect(&address, client_id, timeout)?) };
-    let coord = coordinator.as_mut().unwrap_or(&mut conn);
-    let response = coord.call(&DescribeGroupsRequest::default().with_groups(vec![GroupId(key)]))?;
-    let g = response.groups.into_iter().next().ok_or_else(|| DescribeGroupError::Missing(group.to_owned()))?;
-    check(coord.broker(), ApiKey::DescribeGroups, g.error_code, g.error_message.as_ref())?;
+    let deadline = Instant::now() + timeout;
+    let left = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+    let (mut conn, mut coordinator, g) = retry_coordinator(deadline, || {
+        let mut conn = Connection::connect(bootstrap, client_id, left())?;
+        let address = find_coordinator(&mut conn, group)?;
+        let mut coordinator = if address == bootstrap { None } else { Some(Connection::connect(&address, client_id, left())?) };
+        let coord = coordinator.as_mut().unwrap_or(&mut conn);
+        let key = StrBytes::from_string(group.to_owned());
+        let response = coord.call_with_timeout(&DescribeGroupsRequest::default().with_groups(vec![GroupId(key)]), left())?;
+        let g = response.groups.into_iter().next().ok_or_else(|| DescribeGroupError::Missing(group.to_owned()))?;
+        check(coord.broker(), ApiKey::DescribeGroups, g.error_code, g.error_message.as_ref())?;
+        Ok::<_, DescribeGroupError>((conn, coordinator, g))
+    })?;
 
     let mut members: Vec<DescribedMember> = g
         .members
@@ -128,7 +163,7 @@ pub fn describe_group(
             member_assignment: m.member_assignment.to_vec(),
             subscription: decode_subscription(&m.member_metadata),
             assignment: (!m.member_assignment.is_empty()).then(|| decode_assignment(&m.member_assignment)),
-            lags: None,
+            reported_lag_at_join: None,
         })
         .collect();
     members.sort_by(|a, b| a.member_id.cmp(&b.member_id));
@@ -151,7 +186,7 @@ pub fn describe_group(
                 let changelogs: BTreeSet<String> = tasks.changelog_topic_partitions.keys().cloned().collect();
                 // Committed offsets come from the group coordinator.
                 let coord = coordinator.as_mut().unwrap_or(&mut conn);
-                match fetch_end_offsets(coord, &tasks, &changelogs, group, client_id, timeout) {
+                match fetch_end_offsets(coord, &tasks, &changelogs, group, client_id, left()) {
                     ChangelogEndOffsets::Unavailable => lag_note = Some("end offsets unavailable".into()),
                     ChangelogEndOffsets::Available(ends) => {
                         let end_sums: BTreeMap<&TaskId, i64> = tasks
@@ -177,7 +212,7 @@ pub fn describe_group(
                                     Some((t.clone(), TaskLag::compute(sums.get(&t).copied(), end)))
                                 })
                                 .collect();
-                            m.lags = Some(lags);
+                            m.reported_lag_at_join = Some(lags);
                         }
                     }
                 }
@@ -194,122 +229,30 @@ pub fn describe_group(
     })
 }
 
-fn ids<'a>(tasks: impl IntoIterator<Item = &'a TaskId>) -> String {
-    let v: Vec<String> = tasks.into_iter().map(TaskId::to_string).collect();
-    if v.is_empty() { "-".into() } else { v.join(" ") }
-}
-
-fn lag_text(l: TaskLag) -> String {
-    match l {
-        TaskLag::RUNNING_ACTIVE => "running".into(),
-        TaskLag::UNKNOWN => "unknown".into(),
-        TaskLag(n) => n.to_string(),
+impl DescribedMember {
+    /// The `generationId` of the member's subscription: the generation of the partitions it
+    /// owned when it last joined (-1: none, or a subscription before v2 or that does not decode).
+    pub fn subscription_generation_id(&self) -> i32 {
+        self.subscription.as_ref().map_or(-1, |(env, _)| env.generation_id)
     }
 }
 
 impl DescribedGroup {
-    /// The group as JSON, with Kafka's field names (`memberId`, `memberMetadata` …; the decoded
-    /// metadata as the `decode` command prints it).
-    pub fn to_json(&self) -> Value {
-        let members: Vec<Value> = self
-            .members
-            .iter()
-            .map(|m| {
-                let metadata = inspect::decode(&m.member_metadata, Some(Kind::SubscriptionEnvelope))
-                    .map_or_else(|e| json!({ "error": e.to_string(), "hex": hex::encode(&m.member_metadata) }), |d| d.json);
-                let assignment = if m.member_assignment.is_empty() {
-                    Value::Null
-                } else {
-                    inspect::decode(&m.member_assignment, Some(Kind::AssignmentEnvelope))
-                        .map_or_else(|e| json!({ "error": e.to_string(), "hex": hex::encode(&m.member_assignment) }), |d| d.json)
-                };
-                let mut v = json!({
-                    "memberId": m.member_id,
-                    "groupInstanceId": m.group_instance_id,
-                    "clientId": m.client_id,
-                    "clientHost": m.client_host,
-                    "memberMetadata": metadata,
-                    "memberAssignment": assignment,
-                });
-                if let Some(lags) = &m.lags {
-                    v["taskLags"] = lags.iter().map(|(t, l)| (t.to_string(), Value::from(l.0))).collect::<serde_json::Map<_, _>>().into();
-                }
-                v
-            })
-            .collect();
-        let mut out = json!({
-            "groupId": self.group_id,
-            "groupState": self.group_state,
-            "protocolType": self.protocol_type,
-            "protocolData": self.protocol_data,
-            "members": members,
-        });
-        if let Some(n) = &self.lag_note {
-            out["lagNote"] = Value::from(n.clone());
-        }
-        out
+    /// Whether the coordinator holds no complete picture because the group rebalances: its state
+    /// is `PreparingRebalance` or `CompletingRebalance`, or a member has no metadata or no
+    /// assignment yet.
+    pub fn rebalancing(&self) -> bool {
+        matches!(self.group_state.as_str(), "PreparingRebalance" | "CompletingRebalance")
+            || self.members.iter().any(|m| m.member_metadata.is_empty() || m.member_assignment.is_empty())
     }
 
-    /// The group as text: one block per member.
-    pub fn table(&self) -> String {
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "group {}  state {}  protocol {}/{}  {} members",
-            self.group_id,
-            self.group_state,
-            self.protocol_type,
-            self.protocol_data,
-            self.members.len()
-        );
-        if let Some(n) = &self.lag_note {
-            let _ = writeln!(s, "lags: {n}");
-        }
-        for m in &self.members {
-            let _ = writeln!(s);
-            let instance = m.group_instance_id.as_deref().map(|i| format!("  instance {i}")).unwrap_or_default();
-            let _ = writeln!(s, "member {}{instance}  client {} {}", m.member_id, m.client_id, m.client_host);
-            match &m.subscription {
-                Err(e) => {
-                    let _ = writeln!(s, "  metadata: does not decode: {e}");
-                }
-                Ok((env, info)) => {
-                    let _ = writeln!(
-                        s,
-                        "  process {}  endpoint {}  version {} (latest {})  rack {}",
-                        info.process_id,
-                        info.user_end_point().filter(|e| !e.is_empty()).unwrap_or_else(|| "-".into()),
-                        info.version,
-                        info.latest_supported_version,
-                        env.rack().unwrap_or("-"),
-                    );
-                    if let Some(lags) = &m.lags {
-                        let l: Vec<String> = lags.iter().map(|(t, l)| format!("{t}:{}", lag_text(*l))).collect();
-                        let _ = writeln!(s, "  lag                     {}", if l.is_empty() { "-".into() } else { l.join(" ") });
-                    } else {
-                        let sums = info.task_offset_sums();
-                        let l: Vec<String> = sums.iter().map(|(t, v)| format!("{t}:{v}")).collect();
-                        let _ = writeln!(s, "  offset sums             {}", if l.is_empty() { "-".into() } else { l.join(" ") });
-                    }
-                }
-            }
-            match &m.assignment {
-                None => {
-                    let _ = writeln!(s, "  assignment: none");
-                }
-                Some(Err(e)) => {
-                    let _ = writeln!(s, "  assignment: does not decode: {e}");
-                }
-                Some(Ok((_, info))) => {
-                    let active: BTreeSet<&TaskId> = info.active_tasks.iter().collect();
-                    let _ = writeln!(s, "  active                  {}", ids(active));
-                    let _ = writeln!(s, "  standby (incl. warm-up) {}", ids(info.standby_tasks_map().keys()));
-                    let next = info.next_rebalance.deadline().map_or("-".into(), |t| t.to_string());
-                    let code = if info.error_code.is_none() { String::new() } else { format!("  error code {}", info.error_code.code()) };
-                    let _ = writeln!(s, "  assignment version {}  nextRebalanceMs {next}{code}", info.version);
-                }
-            }
-        }
-        s
+    /// When [rebalancing](Self::rebalancing): what that means, in plain words.
+    pub fn rebalancing_note(&self) -> Option<String> {
+        self.rebalancing().then(|| {
+            format!(
+                "the group is rebalancing (state {}): member metadata is not available yet; try again in a few seconds",
+                self.group_state
+            )
+        })
     }
 }
