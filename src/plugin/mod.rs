@@ -30,6 +30,8 @@ mod input;
 mod memory;
 mod request;
 mod response;
+#[cfg(any(test, feature = "testdata"))]
+pub mod testdata;
 
 pub use memory::{Memory, Recall};
 pub use request::{ClientRecord, PartitionRecord, Request, TaskRecord, VERSION};

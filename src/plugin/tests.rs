@@ -2,20 +2,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
 use crate::rng::Rng;
+use super::testdata::kafka_lag;
+use crate::engine::ClientInput;
 use crate::wire::{LATEST_OFFSET, TaskId, UNKNOWN_OFFSET_SUM};
 
-/// A client: process id, threads, reported offset sums, tasks whose partitions it owned.
-type WorldClient = (ProcessId, i32, BTreeMap<TaskId, i64>, BTreeSet<TaskId>);
-
-/// A group as Kafka Streams knows it before it computes lags: true end-offset sums and each
-/// client's reported offset sums.
-struct World {
-    ends: BTreeMap<TaskId, i64>,
-    stateless: Vec<TaskId>,
-    clients: Vec<WorldClient>,
-}
-
-fn world(rng: &mut Rng) -> World {
+/// A group as Kafka Streams knows it before it computes lags: true end-offset sums, each
+/// client's reported offset sums and the tasks whose partitions it owned.
+fn world(rng: &mut Rng) -> AssignmentInput {
     let mut ends = BTreeMap::new();
     let mut stateless = Vec::new();
     for s in 0..rng.range(1, 3) as i32 {
@@ -28,66 +21,35 @@ fn world(rng: &mut Rng) -> World {
             }
         }
     }
-    let clients = (0..rng.range(1, 6))
-        .map(|_| {
-            let mut sums = BTreeMap::new();
-            let mut owned = BTreeSet::new();
-            for (t, &end) in &ends {
-                match rng.range(0, 9) {
-                    0 | 1 => {
-                        sums.insert(t.clone(), LATEST_OFFSET);
-                        owned.insert(t.clone());
-                    }
-                    2 => drop(sums.insert(t.clone(), UNKNOWN_OFFSET_SUM)),
-                    3 | 4 => drop(sums.insert(t.clone(), rng.range(0, end + 10))),
-                    _ => {}
-                }
-            }
-            for t in &stateless {
-                if rng.chance(0.3) {
+    let mut input = AssignmentInput::new().with_stateful_tasks(ends.clone()).with_stateless_tasks(stateless.clone());
+    for _ in 0..rng.range(1, 6) {
+        let mut sums = BTreeMap::new();
+        let mut owned = BTreeSet::new();
+        for (t, &end) in &ends {
+            match rng.range(0, 9) {
+                0 | 1 => {
+                    sums.insert(t.clone(), LATEST_OFFSET);
                     owned.insert(t.clone());
                 }
+                2 => drop(sums.insert(t.clone(), UNKNOWN_OFFSET_SUM)),
+                3 | 4 => drop(sums.insert(t.clone(), rng.range(0, end + 10))),
+                _ => {}
             }
-            (rng.process_id(), rng.range(1, 4) as i32, sums, owned)
-        })
-        .collect();
-    World { ends, stateless, clients }
-}
-
-/// Kafka's `ClientState.computeTaskLags`.
-fn kafka_lag(sums: &BTreeMap<TaskId, i64>, task: &TaskId, end: i64) -> i64 {
-    match sums.get(task).copied().unwrap_or(0) {
-        s @ (LATEST_OFFSET | UNKNOWN_OFFSET_SUM) => s,
-        s if s > end => end,
-        s => end - s,
+        }
+        for t in &stateless {
+            if rng.chance(0.3) {
+                owned.insert(t.clone());
+            }
+        }
+        let client = ClientInput::new(rng.process_id(), rng.range(1, 4) as u32).with_task_offset_sums(sums).with_owned_active_tasks(owned);
+        input = input.with_client(client);
     }
+    input
 }
 
-/// What the JVM host sends for a world: lags, previous active and standby tasks.
-fn request_of(world: &World, now_ms: i64) -> Request {
-    let reported = |t: &TaskId| world.clients.iter().filter(|(_, _, sums, owned)| sums.contains_key(t) || owned.contains(t)).count();
-    let mut tasks: Vec<TaskRecord> = world
-        .ends
-        .iter()
-        .map(|(t, &end)| {
-            let task = TaskRecord::new(t.clone(), true);
-            if reported(t) < world.clients.len() { task.with_unreported_lag(end) } else { task }
-        })
-        .collect();
-    tasks.extend(world.stateless.iter().map(|t| TaskRecord::new(t.clone(), false)));
-    let clients = world
-        .clients
-        .iter()
-        .map(|(pid, threads, sums, owned)| {
-            let mut c = ClientRecord::new(*pid, *threads);
-            c.previous_active = owned.iter().cloned().collect();
-            c.previous_standby = sums.keys().filter(|t| !owned.contains(*t)).cloned().collect();
-            let held = |t: &&TaskId| sums.contains_key(*t) || owned.contains(*t);
-            c.lags = Some(world.ends.iter().filter(|(t, _)| held(t)).map(|(t, &end)| (t.clone(), kafka_lag(sums, t, end))).collect());
-            c
-        })
-        .collect();
-    Request { application_id: "app".into(), now_ms, tasks, clients, configs: vec![], dump: true }
+/// What the JVM host sends for a world, with the support dump asked for.
+fn request_of(world: &AssignmentInput, now_ms: i64) -> Request {
+    Request { dump: true, ..testdata::request_for(world, now_ms) }
 }
 
 #[test]
@@ -99,10 +61,10 @@ fn the_rebuilt_input_gives_every_client_the_lag_kafka_computed() {
         let request = request_of(&world, 1_000);
         let input = input::engine_input(&request, None).unwrap();
         let ends = input.changelog_end_offset_sums.as_ref().unwrap();
-        for (c, (_, _, sums, _)) in input.clients.iter().zip(&world.clients) {
-            for (task, &true_end) in &world.ends {
-                let want = kafka_lag(sums, task, true_end);
-                assert_eq!(kafka_lag(&c.task_offset_sums, task, ends[task]), want, "{task} on {}", c.process_id);
+        for (c, original) in input.clients.iter().zip(&world.clients) {
+            for (task, &true_end) in world.changelog_end_offset_sums.as_ref().unwrap() {
+                let want = kafka_lag(original.task_offset_sums.get(task).copied(), true_end);
+                assert_eq!(kafka_lag(c.task_offset_sums.get(task).copied(), ends[task]), want, "{task} on {}", c.process_id);
                 checked += 1;
             }
         }
