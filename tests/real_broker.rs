@@ -15,6 +15,7 @@ use kafka_protocol::messages::CreateTopicsRequest;
 use kafka_protocol::messages::create_topics_request::CreatableTopic;
 use kafka_protocol::messages::{MetadataRequest, TopicName};
 use kafka_protocol::protocol::StrBytes;
+use kstreams_assignor::group::net::client_config::Security;
 use kstreams_assignor::group::connection::Connection;
 use kstreams_assignor::group::{GroupMember, MemberConfig, MemberEvent, StreamsMember};
 use kstreams_assignor::leader::Topology;
@@ -28,7 +29,7 @@ fn bootstrap() -> String {
 }
 
 fn create_source_topic(topic: &str, partitions: i32) {
-    let mut conn = Connection::connect(&bootstrap(), "real-broker-test", Duration::from_secs(10)).unwrap();
+    let mut conn = Connection::connect(&bootstrap(), "real-broker-test", &Security::plaintext(), Duration::from_secs(10)).unwrap();
     let request = CreateTopicsRequest::default()
         .with_topics(vec![
             CreatableTopic::default()

@@ -27,6 +27,7 @@ use kafka_protocol::protocol::StrBytes;
 use serde_json::{Value, json};
 
 use super::connection::{Connection, ConnectionError, check, find_coordinator};
+use super::net::client_config::Security;
 use super::admin::{cluster_metadata, fetch_end_offsets, fetch_metadata};
 use crate::leader::{ChangelogEndOffsets, Tasks, Topology};
 use crate::wire::inspect::{self, Kind};
@@ -99,18 +100,20 @@ fn decode_assignment(bytes: &[u8]) -> Result<(AssignmentEnvelope, AssignmentInfo
     Ok((env, info))
 }
 
-/// Describes `group` through `bootstrap` (see the [module docs](self)).
+/// Describes `group` through `bootstrap` (one server or a comma-separated list, tried in turn),
+/// every connection secured as `security` says (see the [module docs](self)).
 pub fn describe_group(
     bootstrap: &str,
     group: &str,
     topology: Option<&Topology>,
+    security: &Security,
     timeout: Duration,
 ) -> Result<DescribedGroup, DescribeGroupError> {
     let client_id = "kstreams-assignor-describe";
-    let mut conn = Connection::connect(bootstrap, client_id, timeout)?;
+    let mut conn = Connection::bootstrap(bootstrap, client_id, security, timeout)?;
     let key = StrBytes::from_string(group.to_owned());
     let address = find_coordinator(&mut conn, group)?;
-    let mut coordinator = if address == bootstrap { None } else { Some(Connection::connect(&address, client_id, timeout)?) };
+    let mut coordinator = if address == conn.broker() { None } else { Some(conn.open(&address)?) };
     let coord = coordinator.as_mut().unwrap_or(&mut conn);
     let response = coord.call(&DescribeGroupsRequest::default().with_groups(vec![GroupId(key)]))?;
     let g = response.groups.into_iter().next().ok_or_else(|| DescribeGroupError::Missing(group.to_owned()))?;
@@ -151,7 +154,7 @@ pub fn describe_group(
                 let changelogs: BTreeSet<String> = tasks.changelog_topic_partitions.keys().cloned().collect();
                 // Committed offsets come from the group coordinator.
                 let coord = coordinator.as_mut().unwrap_or(&mut conn);
-                match fetch_end_offsets(coord, &tasks, &changelogs, group, client_id, timeout) {
+                match fetch_end_offsets(coord, &tasks, &changelogs, group, timeout) {
                     ChangelogEndOffsets::Unavailable => lag_note = Some("end offsets unavailable".into()),
                     ChangelogEndOffsets::Available(ends) => {
                         let end_sums: BTreeMap<&TaskId, i64> = tasks

@@ -220,12 +220,12 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
 
     fn find_coordinator_via(&self, broker: &str) -> Result<Connection, ConnectionError> {
         let config = self.config();
-        let mut conn = Connection::connect(broker, &config.client_id, config.request_timeout())?;
+        let mut conn = Connection::connect(broker, &config.client_id, &config.security, config.request_timeout())?;
         let address = find_coordinator(&mut conn, &config.group_id)?;
         if address == broker {
             return Ok(conn);
         }
-        Connection::connect(&address, &config.client_id, config.request_timeout())
+        conn.open(&address)
     }
 
     fn group(&self) -> GroupId {
@@ -368,7 +368,6 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
         let replication_factor = config.replication_factor;
         let topic_configs = config.topic_configs.clone();
         let timeout = config.request_timeout();
-        let client_id = config.client_id.clone();
 
         let conn = self.coordinator();
         let metadata = fetch_metadata(conn, &wanted)?;
@@ -399,7 +398,7 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
                     on_event(MemberEvent::TopicsCreated(names));
                 }
                 let changelog_topics: BTreeSet<String> = tasks.changelog_topic_partitions.keys().cloned().collect();
-                fetch_end_offsets(conn, &tasks, &changelog_topics, &group_id, &client_id, timeout)
+                fetch_end_offsets(conn, &tasks, &changelog_topics, &group_id, timeout)
             }
         };
         self.machine.assign(members, &cluster, &end_offsets, counts, now_ms())
