@@ -134,7 +134,7 @@ pub enum TlsFailure {
 /// errors as they are.
 fn classify(e: io::Error, host: &str) -> TlsFailure {
     let Some(tls) = e.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) else {
-        if e.kind() == io::ErrorKind::UnexpectedEof {
+        if matches!(e.kind(), io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset) {
             return TlsFailure::Refused(
                 "the broker closed the connection during the TLS handshake (is this a TLS listener, SSL or SASL_SSL?)".into(),
             );
