@@ -111,6 +111,38 @@ fn a_broker_that_trickles_one_byte_a_second_cannot_hold_describe_past_its_deadli
 }
 
 #[test]
+fn lead_bounds_each_request_by_its_timeout() {
+    // Every connection trickles: `lead` keeps trying to find the coordinator, each try ending by
+    // its deadline with the timeout in words.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(10) {
+            let Ok(mut s) = stream else { return };
+            std::thread::spawn(move || {
+                let _ = read_frame(&mut s);
+                for b in [0u8, 0, 3, 232].into_iter().chain(std::iter::repeat_n(0, 10)) {
+                    if s.write_all(&[b]).is_err() {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(400));
+                }
+            });
+        }
+    });
+    let topology = properties("topology.txt", &std::fs::read_to_string("fixtures/leader/word-count.describe.txt").unwrap());
+    let args = ["lead", "--bootstrap", &addr, "--group", "g", "--topology", &topology, "--timeout", "1s", "--exit-after", "3"];
+    let (out, took) = cli(&args, 20);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("timed out after 1 s waiting for the broker at {addr} (ApiVersions)")), "{stderr}");
+    assert!(took < Duration::from_secs(6), "--exit-after 3 with 1 s requests took {took:?}");
+
+    let args = ["lead", "--bootstrap", &addr, "--group", "g", "--topology", &topology, "--timeout", "1s", "--config", "request.timeout.ms=5"];
+    let (out, _) = cli(&args, 20);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give --timeout or --config request.timeout.ms, not both"));
+}
+
+#[test]
 fn a_broker_that_never_answers_times_out_in_words() {
     let addr = server(|mut s| {
         let _ = read_frame(&mut s);

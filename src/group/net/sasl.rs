@@ -422,6 +422,26 @@ mod tests {
     }
 
     #[test]
+    fn refuses_every_cut_and_mutated_server_message_without_panicking() {
+        let credentials = Credentials::password(SaslMechanism::ScramSha512, "user", "pencil");
+        let server_first: &[u8] = b"r=rOprNGfwEbeRWgbNEkqO%hvY,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096";
+        for n in 0..server_first.len() {
+            let mut s = SaslSession::start_with_nonce(&credentials, "rOprNGfwEbeRWgbNEkqO", 0).unwrap().0;
+            assert!(s.step(&server_first[..n]).is_err(), "prefix {n}");
+        }
+        for i in 0..server_first.len() {
+            for b in [0u8, b',', b'=', 0xff, b'a'] {
+                let mut bytes = server_first.to_vec();
+                bytes[i] = b;
+                let mut s = SaslSession::start_with_nonce(&credentials, "rOprNGfwEbeRWgbNEkqO", 0).unwrap().0;
+                if let Ok(Step::Send(_)) = s.step(&bytes) {
+                    assert!(s.step(&bytes).is_err(), "a mutated server-first is no server-final");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn scram_escapes_the_user_name_and_sends_tokenauth() {
         let credentials = Credentials::Password {
             mechanism: SaslMechanism::ScramSha512,
