@@ -263,6 +263,11 @@ fn a_tls_answer_to_a_plaintext_client_says_to_set_the_security_protocol() {
 /// A SASL broker: ApiVersions, then SaslHandshake offering `offered`, then SaslAuthenticate
 /// answered with `authenticate`.
 fn sasl_server(offered: &'static [&'static str], authenticate: SaslAuthenticateResponse) -> String {
+    sasl_server_pointing_at(offered, authenticate, None)
+}
+
+/// As [`sasl_server`], answering FindCoordinator with `coordinator` when there is one.
+fn sasl_server_pointing_at(offered: &'static [&'static str], authenticate: SaslAuthenticateResponse, coordinator: Option<String>) -> String {
     server(move |mut s| {
         while let Ok(body) = read_frame(&mut s) {
             let (key, v, id) = header(body);
@@ -274,6 +279,16 @@ fn sasl_server(offered: &'static [&'static str], authenticate: SaslAuthenticateR
                     frame(&SaslHandshakeResponse::default().with_error_code(code).with_mechanisms(mechanisms), v, id)
                 }
                 ApiKey::SaslAuthenticate => frame(&authenticate, v, id),
+                ApiKey::FindCoordinator if coordinator.is_some() => {
+                    let (host, port) = coordinator.as_deref().unwrap().rsplit_once(':').unwrap();
+                    let c = find_coordinator_response::Coordinator::default()
+                        .with_key(StrBytes::from_static_str("g"))
+                        .with_host(StrBytes::from_string(host.to_owned()))
+                        .with_port(port.parse().unwrap());
+                    // v4 and later: the coordinators array only.
+                    assert!(v >= 4);
+                    frame(&FindCoordinatorResponse::default().with_coordinators(vec![c]), v, id)
+                }
                 _ => return,
             };
             if s.write_all(&out).is_err() {
@@ -299,6 +314,21 @@ fn a_sasl_broker_that_rejects_the_password_is_quoted() {
         stderr.contains(&format!("error: SASL authentication failed at {addr} (PLAIN): Authentication failed: Invalid username or password")),
         "{stderr}"
     );
+}
+
+#[test]
+fn the_coordinator_connection_authenticates_too() {
+    // The bootstrap broker takes the login and names another broker as the coordinator, which
+    // refuses it: the refusal shows that the second connection authenticated as well.
+    let config = properties("plain-coordinator.properties", PLAIN);
+    let refused = SaslAuthenticateResponse::default()
+        .with_error_code(58)
+        .with_error_message(Some(StrBytes::from_static_str("coordinator says no")));
+    let coordinator = sasl_server(&["PLAIN"], refused);
+    let bootstrap = sasl_server_pointing_at(&["PLAIN"], SaslAuthenticateResponse::default(), Some(coordinator.clone()));
+    let (stderr, code, _) = describe(&bootstrap, &["--command-config", &config], 20);
+    assert_eq!(code, 1);
+    assert!(stderr.contains(&format!("SASL authentication failed at {coordinator} (PLAIN): coordinator says no")), "{stderr}");
 }
 
 #[test]
