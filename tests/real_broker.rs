@@ -8,8 +8,8 @@
 //!
 //! The security tests need the broker's SSL and SASL_SSL listeners: start it with
 //! `KAFKA_SECURITY=1 compat/kafka/broker.sh start`, and give the tests what it prints,
-//! `KAFKA_SSL_BOOTSTRAP`, `KAFKA_SASL_SSL_BOOTSTRAP` and `KAFKA_SECURITY_DIR` (the CA
-//! certificates). Without `KAFKA_SECURITY_DIR` they say so and pass.
+//! `KAFKA_SSL_BOOTSTRAP`, `KAFKA_SASL_SSL_BOOTSTRAP`, `KAFKA_MTLS_BOOTSTRAP` and
+//! `KAFKA_SECURITY_DIR` (the certificates). Without `KAFKA_SECURITY_DIR` they say so and pass.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -333,4 +333,27 @@ fn a_wrong_password_and_an_untrusted_certificate_are_said_plainly() {
     ));
     let (_, _, stderr) = describe_with(&by_name, "any", &no_check_untrusted);
     assert!(stderr.contains("the broker's certificate is not trusted"), "{stderr}");
+}
+
+#[test]
+#[ignore = "needs a broker with KAFKA_SECURITY=1: compat/kafka/broker.sh start"]
+fn a_client_certificate_reaches_a_listener_that_requires_one() {
+    let Some((_, _, dir)) = secured() else { return };
+    let mtls = std::env::var("KAFKA_MTLS_BOOTSTRAP").expect("KAFKA_SECURITY_DIR is set, KAFKA_MTLS_BOOTSTRAP must be too");
+    let ca = dir.join("ca.pem");
+    let without = client_properties("mtls-without.properties", &format!("security.protocol=SSL\nssl.truststore.location={}\n", ca.display()));
+    let (code, _, stderr) = describe_with(&mtls, "any", &without);
+    assert_eq!(code, 1);
+    assert!(stderr.contains(&format!("error: TLS with the broker at {mtls}: the broker refused the client's certificate or its absence")), "{stderr}");
+    // A group nobody joined: the answer is about the group, so the TLS session was accepted.
+    let with = client_properties(
+        "mtls.properties",
+        &format!(
+            "security.protocol=SSL\nssl.truststore.location={}\nssl.keystore.type=PEM\nssl.keystore.location={}\n",
+            ca.display(),
+            dir.join("client-keystore.pem").display()
+        ),
+    );
+    let (_, _, stderr) = describe_with(&mtls, &format!("nobody-{}", std::process::id()), &with);
+    assert!(!stderr.contains("TLS") && (stderr.contains("GROUP_ID_NOT_FOUND") || stderr.contains("COORDINATOR")), "{stderr}");
 }

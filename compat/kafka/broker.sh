@@ -12,10 +12,12 @@
 #
 # KAFKA_SECURITY=1 also opens an SSL listener on KAFKA_SSL_PORT (default KAFKA_PORT + 2) and a
 # SASL_SSL listener on KAFKA_SASL_SSL_PORT (KAFKA_PORT + 3) with PLAIN, SCRAM-SHA-256,
-# SCRAM-SHA-512 and OAUTHBEARER (Kafka's unsecured validator). Made at start in
-# $KAFKA_WORK/security: a CA (ca.pem), the broker's certificate signed by it for 127.0.0.1 and
-# localhost, and an unrelated CA (other-ca.pem) that trusts nothing here. The user `alice` has
-# the password `alice-secret` for PLAIN and both SCRAMs (SCRAM credentials made at format time).
+# SCRAM-SHA-512 and OAUTHBEARER (Kafka's unsecured validator), and an SSL listener that requires
+# a client certificate on KAFKA_MTLS_PORT (KAFKA_PORT + 4). Made at start in
+# $KAFKA_WORK/security: a CA (ca.pem), the broker's certificate signed by it for 127.0.0.1 only
+# (so that `localhost` fails the host name check), a client certificate signed by it
+# (client-keystore.pem: key and certificate), and an unrelated CA (other-ca.pem). The user
+# `alice` has the password `alice-secret` for PLAIN and both SCRAMs (made at format time).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 port="${KAFKA_PORT:-19092}"
@@ -25,6 +27,7 @@ pidfile="$work/broker.pid"
 security="${KAFKA_SECURITY:-0}"
 ssl_port="${KAFKA_SSL_PORT:-$((port + 2))}"
 sasl_ssl_port="${KAFKA_SASL_SSL_PORT:-$((port + 3))}"
+mtls_port="${KAFKA_MTLS_PORT:-$((port + 4))}"
 
 resolve() {
   if [[ ! -f "$here/target/lib/kafka_2.13-4.4.0.jar" || "$here/pom.xml" -nt "$here/target/lib" ]]; then
@@ -35,8 +38,8 @@ resolve() {
 
 classpath() { resolve; local IFS=:; local jars=("$here"/target/lib/*.jar); echo "${jars[*]}"; }
 
-# The CA, the broker's certificate (SAN 127.0.0.1 only, so that `localhost` fails the host name check) in a PKCS12 key store, and an
-# unrelated CA.
+# The CA, the broker's certificate (SAN 127.0.0.1) in a PKCS12 key store, a client certificate,
+# and an unrelated CA.
 certificates() {
   local dir="$work/security"
   mkdir -p "$dir"
@@ -53,6 +56,10 @@ certificates() {
       "keyUsage=critical,digitalSignature,keyEncipherment" "extendedKeyUsage=serverAuth" >broker.ext
     openssl x509 -req -in broker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out broker.pem -days 3650 -extfile broker.ext
     openssl pkcs12 -export -in broker.pem -inkey broker.key -certfile ca.pem -name broker -out broker.p12 -passout pass:broker-secret
+    openssl req -newkey rsa:2048 -nodes -keyout client.key -out client.csr -subj "/CN=alice"
+    printf '%s\n' "basicConstraints=CA:FALSE" "keyUsage=critical,digitalSignature" "extendedKeyUsage=clientAuth" >client.ext
+    openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem -days 3650 -extfile client.ext
+    cat client.key client.pem >client-keystore.pem
   ) >"$work/certificates.log" 2>&1 || { cat "$work/certificates.log" >&2; return 1; }
 }
 
@@ -97,15 +104,18 @@ PROPS
   if [[ "$security" == 1 ]]; then
     certificates
     local sec="$work/security"
-    sed -i -e "s|^listeners=.*|&,SSL://127.0.0.1:$ssl_port,SASL_SSL://127.0.0.1:$sasl_ssl_port|" \
-      -e "s|^advertised.listeners=.*|&,SSL://127.0.0.1:$ssl_port,SASL_SSL://127.0.0.1:$sasl_ssl_port|" \
-      -e "s|^listener.security.protocol.map=.*|&,SSL:SSL,SASL_SSL:SASL_SSL|" "$work/server.properties"
+    local extra="SSL://127.0.0.1:$ssl_port,SASL_SSL://127.0.0.1:$sasl_ssl_port,MTLS://127.0.0.1:$mtls_port"
+    sed -i -e "s|^listeners=.*|&,$extra|" -e "s|^advertised.listeners=.*|&,$extra|" \
+      -e "s|^listener.security.protocol.map=.*|&,SSL:SSL,SASL_SSL:SASL_SSL,MTLS:SSL|" "$work/server.properties"
     cat >>"$work/server.properties" <<PROPS
 ssl.keystore.type=PKCS12
 ssl.keystore.location=$sec/broker.p12
 ssl.keystore.password=broker-secret
 ssl.key.password=broker-secret
 ssl.client.auth=none
+listener.name.mtls.ssl.client.auth=required
+listener.name.mtls.ssl.truststore.type=PEM
+listener.name.mtls.ssl.truststore.location=$sec/ca.pem
 sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER
 listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret";
 listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
@@ -155,8 +165,8 @@ LOG
       echo "the SASL_SSL listener did not open on 127.0.0.1:$sasl_ssl_port; see $work/broker.log" >&2
       stop; return 1
     fi
-    echo "SSL on 127.0.0.1:$ssl_port, SASL_SSL on 127.0.0.1:$sasl_ssl_port; for the tests:" >&2
-    echo "  KAFKA_SSL_BOOTSTRAP=127.0.0.1:$ssl_port KAFKA_SASL_SSL_BOOTSTRAP=127.0.0.1:$sasl_ssl_port KAFKA_SECURITY_DIR=$work/security" >&2
+    echo "SSL on 127.0.0.1:$ssl_port, SASL_SSL on 127.0.0.1:$sasl_ssl_port, SSL with client certificates on 127.0.0.1:$mtls_port; for the tests:" >&2
+    echo "  KAFKA_SSL_BOOTSTRAP=127.0.0.1:$ssl_port KAFKA_SASL_SSL_BOOTSTRAP=127.0.0.1:$sasl_ssl_port KAFKA_MTLS_BOOTSTRAP=127.0.0.1:$mtls_port KAFKA_SECURITY_DIR=$work/security" >&2
   fi
 }
 

@@ -47,7 +47,7 @@ use super::net::client_config::Security;
 use super::net::error::plain_io;
 pub use super::net::error::{ConnectionError, ErrorCode, MAX_FRAME_BYTES};
 use super::net::sasl::{Credentials, SaslSession, Step};
-use super::net::transport::{Socket, TlsFailure, Transport};
+use super::net::transport::{Socket, TlsFailure, Transport, tls_reason};
 
 /// A request this connection can send, with its API key and response type.
 pub trait Call: Encodable + Message + HeaderVersion {
@@ -278,7 +278,10 @@ impl Connection {
         let correlation_id = self.correlation_id;
         let frame = encode_request(request, version, correlation_id, &self.client_id)
             .map_err(|reason| ConnectionError::Encode { broker: self.broker.clone(), api, version, reason })?;
-        let io = |broker: &str, e| ConnectionError::from_io(broker, &format!("{api:?}"), timeout, e);
+        let io = |broker: &str, e: std::io::Error| match tls_reason(&e, host(broker)) {
+            Some(reason) => ConnectionError::Tls { broker: broker.to_owned(), reason },
+            None => ConnectionError::from_io(broker, &format!("{api:?}"), timeout, e),
+        };
         self.stream.set_deadline(deadline(timeout));
         self.stream.write_all(&frame).and_then(|()| self.stream.flush()).map_err(|e| io(&self.broker, e))?;
         let body = read_frame(&mut self.stream).map_err(|e| match e {

@@ -4,12 +4,12 @@
 //!
 //! The keys are Kafka's: `security.protocol`, `sasl.mechanism`, `sasl.jaas.config`,
 //! `sasl.oauthbearer.token.endpoint.url` (a `file:` URL), `ssl.truststore.location`,
-//! `ssl.truststore.type`, `ssl.truststore.certificates`, `ssl.truststore.password` and
-//! `ssl.endpoint.identification.algorithm`. Other Kafka client keys (`client.id`,
+//! `ssl.truststore.type`, `ssl.truststore.certificates`, `ssl.truststore.password`,
+//! `ssl.endpoint.identification.algorithm`, and for a client certificate `ssl.keystore.*` in PEM. Other Kafka client keys (`client.id`,
 //! `request.timeout.ms` ...) are ignored, as the keys of `ssl.*`, `sasl.*` that change nothing
 //! here; a key of `security.*`, `ssl.*` or `sasl.*` that Kafka does not have is an error that
-//! names it, and so is a Kafka key whose setting this client cannot honour (a JKS trust store, a
-//! client certificate, a Kerberos login).
+//! names it, and so is a Kafka key whose setting this client cannot honour (a JKS trust store, an
+//! encrypted private key, a Kerberos login).
 //!
 //! ```
 //! use kstreams_assignor::group::net::client_config::{Security, SecurityProtocol};
@@ -30,12 +30,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rustls::RootCertStore;
-use rustls::pki_types::CertificateDer;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::pki_types::pem::PemObject;
 
 use super::properties::{SyntaxError, parse_jaas, parse_properties};
 use super::sasl::{Credentials, SaslMechanism, Token};
-use super::transport::tls_config;
+use super::transport::{ClientCertificate, tls_config};
 
 /// `security.protocol`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -135,6 +135,12 @@ const KEYS: &[&str] = &[
     "ssl.truststore.certificates",
     "ssl.truststore.password",
     "ssl.endpoint.identification.algorithm",
+    "ssl.keystore.type",
+    "ssl.keystore.location",
+    "ssl.keystore.certificate.chain",
+    "ssl.keystore.key",
+    "ssl.keystore.password",
+    "ssl.key.password",
 ];
 
 /// Kafka's client keys of these namespaces that change nothing for this client (they tune
@@ -169,12 +175,6 @@ const IGNORED: &[&str] = &[
 /// not do: with a value, an error (rustls's choices hold for protocols and ciphers, and they are
 /// noted).
 const UNSUPPORTED: &[(&str, &str)] = &[
-    ("ssl.keystore.location", "client certificates (mutual TLS) are not supported"),
-    ("ssl.keystore.type", "client certificates (mutual TLS) are not supported"),
-    ("ssl.keystore.password", "client certificates (mutual TLS) are not supported"),
-    ("ssl.keystore.certificate.chain", "client certificates (mutual TLS) are not supported"),
-    ("ssl.keystore.key", "client certificates (mutual TLS) are not supported"),
-    ("ssl.key.password", "client certificates (mutual TLS) are not supported"),
     ("ssl.engine.factory.class", "a Java SSL engine factory cannot be loaded"),
     ("sasl.client.callback.handler.class", "a Java callback handler cannot be loaded"),
     ("sasl.login.class", "a Java login class cannot be loaded"),
@@ -263,7 +263,8 @@ impl Security {
                     return Err(invalid("ssl.endpoint.identification.algorithm", format!("`{other}` is not `https` or empty")));
                 }
             };
-            Some(tls_config(trust_roots(&get, base)?, verify_hostname).map_err(|e| invalid("security.protocol", e))?)
+            let client = client_certificate(&get, base)?;
+            Some(tls_config(trust_roots(&get, base)?, verify_hostname, client).map_err(|e| invalid("ssl.keystore.location", e))?)
         } else {
             None
         };
@@ -340,6 +341,67 @@ fn trust_roots(get: &Get<'_>, base: &Path) -> Result<RootCertStore, ClientConfig
         return Err(invalid(key, "no CERTIFICATE in the PEM".into()));
     }
     Ok(roots)
+}
+
+/// The client's certificate and key (mutual TLS), from a PEM key store: a file holding the
+/// private key and the certificate chain, or both inline. Kafka's encrypted keys
+/// (`ssl.key.password`) and JKS or PKCS12 key stores are refused, saying how to convert them.
+fn client_certificate(get: &Get<'_>, base: &Path) -> Result<Option<ClientCertificate>, ClientConfigError> {
+    let invalid = |key: &'static str, reason: String| ClientConfigError::Invalid { key, reason };
+    let (location, chain, key) = (get("ssl.keystore.location"), get("ssl.keystore.certificate.chain"), get("ssl.keystore.key"));
+    if location.is_none() && chain.is_none() && key.is_none() {
+        return Ok(None);
+    }
+    if get("ssl.key.password").is_some() {
+        return Err(invalid(
+            "ssl.key.password",
+            "encrypted private keys are not read; decrypt it with `openssl pkcs8 -in key.pem -out plain-key.pem` (the file is then secret as it is) and leave ssl.key.password out".into(),
+        ));
+    }
+    let kind = get("ssl.keystore.type").map(str::to_ascii_uppercase);
+    let (what, pem, key_pem) = match (location, chain, key) {
+        (Some(path), None, None) => {
+            let path = base.join(path);
+            let bytes = std::fs::read(&path).map_err(|e| invalid("ssl.keystore.location", format!("cannot read {}: {e}", path.display())))?;
+            let is_pem = bytes.windows(11).any(|w| w == b"-----BEGIN ");
+            match kind.as_deref() {
+                Some("PEM") => {}
+                None if is_pem => {}
+                Some("JKS" | "PKCS12") | None => {
+                    return Err(invalid(
+                        "ssl.keystore.type",
+                        format!(
+                            "only PEM key stores are read; convert it with `openssl pkcs12 -in {} -nodes -out keystore.pem` (for JKS first `keytool -importkeystore -srckeystore {0} -destkeystore keystore.p12 -deststoretype PKCS12`) and set ssl.keystore.type=PEM",
+                            path.display()
+                        ),
+                    ));
+                }
+                Some(other) => return Err(invalid("ssl.keystore.type", format!("`{other}` is not PEM, JKS or PKCS12"))),
+            }
+            if get("ssl.keystore.password").is_some() {
+                return Err(invalid("ssl.keystore.password", "a PEM key store has no password (as in Kafka)".into()));
+            }
+            ("ssl.keystore.location", bytes.clone(), bytes)
+        }
+        (None, Some(chain), Some(key)) => ("ssl.keystore.certificate.chain", chain.as_bytes().to_vec(), key.as_bytes().to_vec()),
+        _ => {
+            return Err(invalid(
+                "ssl.keystore.location",
+                "set either ssl.keystore.location, or both ssl.keystore.certificate.chain and ssl.keystore.key".into(),
+            ));
+        }
+    };
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
+        .collect::<Result<_, _>>()
+        .map_err(|e| invalid(what, format!("not valid PEM: {e}")))?;
+    if chain.is_empty() {
+        return Err(invalid(what, "no CERTIFICATE in the PEM".into()));
+    }
+    let key_name = if what == "ssl.keystore.location" { what } else { "ssl.keystore.key" };
+    let key = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| {
+        invalid(key_name, format!("no unencrypted private key (PKCS#8, PKCS#1 or SEC1) in the PEM: {e}"))
+    })?;
+    Ok(Some((chain, key)))
 }
 
 /// The SASL credentials from `sasl.mechanism` and `sasl.jaas.config`.
@@ -474,7 +536,8 @@ mod tests {
             ("ssl.truststore.fish=1", "line 1: unknown key `ssl.truststore.fish`"),
             ("security.protocol=SASL_PLAINTEXT", "sasl.mechanism: `GSSAPI` is not supported (supported: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER)"),
             ("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN", "sasl.jaas.config: is required for PLAIN (a JAAS file through java.security.auth.login.config is not read)"),
-            ("ssl.keystore.location=/k.p12", "ssl.keystore.location: client certificates (mutual TLS) are not supported"),
+            ("security.protocol=SSL\nssl.keystore.location=/k.pem\nssl.key.password=x", "ssl.key.password: encrypted private keys are not read; decrypt it with `openssl pkcs8 -in key.pem -out plain-key.pem` (the file is then secret as it is) and leave ssl.key.password out"),
+            ("security.protocol=SSL\nssl.keystore.key=x", "ssl.keystore.location: set either ssl.keystore.location, or both ssl.keystore.certificate.chain and ssl.keystore.key"),
             ("security.protocol=SSL\nssl.endpoint.identification.algorithm=none", "ssl.endpoint.identification.algorithm: `none` is not `https` or empty"),
             ("security.protocol=SSL\nssl.truststore.certificates=x\nssl.truststore.type=JKS", "ssl.truststore.certificates: needs ssl.truststore.type=PEM"),
         ];

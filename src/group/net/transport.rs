@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::WebPkiServerVerifier;
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore, SignatureScheme, StreamOwned};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::{AlertDescription, CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore, SignatureScheme, StreamOwned};
 
 /// A TCP socket whose reads and writes end at a deadline.
 #[derive(Debug)]
@@ -133,15 +133,23 @@ pub enum TlsFailure {
 /// Sorts a handshake error: the TLS errors an operator meets, in words; the socket's own
 /// errors as they are.
 fn classify(e: io::Error, host: &str) -> TlsFailure {
-    let Some(tls) = e.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) else {
-        if matches!(e.kind(), io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset) {
-            return TlsFailure::Refused(
-                "the broker closed the connection during the TLS handshake (is this a TLS listener, SSL or SASL_SSL?)".into(),
-            );
-        }
-        return TlsFailure::Io(e);
-    };
-    TlsFailure::Refused(match tls {
+    if let Some(reason) = tls_reason(&e, host) {
+        return TlsFailure::Refused(reason);
+    }
+    if matches!(e.kind(), io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset) {
+        return TlsFailure::Refused(
+            "the broker closed the connection during the TLS handshake (is this a TLS listener, SSL or SASL_SSL?)".into(),
+        );
+    }
+    TlsFailure::Io(e)
+}
+
+/// The TLS error inside `e`, in words, or `None` when `e` is a socket error. A TLS 1.3 broker
+/// that refuses the client's certificate says so after the handshake, with an alert that the
+/// first read meets: this names it too.
+pub fn tls_reason(e: &io::Error, host: &str) -> Option<String> {
+    let tls = e.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>())?;
+    Some(match tls {
         rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer) => {
             "the broker's certificate is not trusted (its issuer is not in the trust store: set ssl.truststore.location or ssl.truststore.certificates)".into()
         }
@@ -154,6 +162,9 @@ fn classify(e: io::Error, host: &str) -> TlsFailure {
             "the broker's certificate has expired".into()
         }
         rustls::Error::InvalidCertificate(other) => format!("the broker's certificate is not trusted ({other:?})"),
+        rustls::Error::AlertReceived(alert @ (AlertDescription::CertificateRequired | AlertDescription::BadCertificate | AlertDescription::UnknownCA)) => {
+            format!("the broker refused the client's certificate or its absence (TLS alert {alert:?}; ssl.keystore.* gives one)")
+        }
         rustls::Error::AlertReceived(alert) => format!("the broker refused the handshake (TLS alert {alert:?})"),
         rustls::Error::InvalidMessage(_) | rustls::Error::InappropriateMessage { .. } | rustls::Error::InappropriateHandshakeMessage { .. } => {
             format!("the broker's answer is not TLS ({tls}); is this a TLS listener, SSL or SASL_SSL?")
@@ -162,16 +173,24 @@ fn classify(e: io::Error, host: &str) -> TlsFailure {
     })
 }
 
-/// A rustls client configuration that trusts `roots`; with `verify_hostname` false the
-/// certificate chain is still verified, only the host name is not checked against it.
-pub fn tls_config(roots: RootCertStore, verify_hostname: bool) -> Result<Arc<ClientConfig>, String> {
+/// A client's certificate chain and private key (mutual TLS).
+pub type ClientCertificate = (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>);
+
+/// A rustls client configuration that trusts `roots` and, with `client`, presents that
+/// certificate; with `verify_hostname` false the certificate chain is still verified, only the
+/// host name is not checked against it.
+pub fn tls_config(roots: RootCertStore, verify_hostname: bool, client: Option<ClientCertificate>) -> Result<Arc<ClientConfig>, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = ClientConfig::builder_with_provider(provider.clone()).with_safe_default_protocol_versions().map_err(|e| e.to_string())?;
-    let config = if verify_hostname {
-        builder.with_root_certificates(roots).with_no_client_auth()
+    let builder = if verify_hostname {
+        builder.with_root_certificates(roots)
     } else {
         let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider).build().map_err(|e| e.to_string())?;
-        builder.dangerous().with_custom_certificate_verifier(Arc::new(ChainOnly(inner))).with_no_client_auth()
+        builder.dangerous().with_custom_certificate_verifier(Arc::new(ChainOnly(inner)))
+    };
+    let config = match client {
+        None => builder.with_no_client_auth(),
+        Some((chain, key)) => builder.with_client_auth_cert(chain, key).map_err(|e| format!("the client certificate cannot be used: {e}"))?,
     };
     Ok(Arc::new(config))
 }
