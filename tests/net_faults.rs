@@ -137,6 +137,18 @@ fn lead_bounds_each_request_by_its_timeout() {
     assert!(stderr.contains(&format!("timed out after 1 s waiting for the broker at {addr} (ApiVersions)")), "{stderr}");
     assert!(took < Duration::from_secs(6), "--exit-after 3 with 1 s requests took {took:?}");
 
+    // Several bootstrap servers, comma-separated: each one's failure is named.
+    let dead = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().to_string()
+    };
+    let both = format!("{dead},{addr}");
+    let args = ["lead", "--bootstrap", &both, "--group", "g", "--topology", &topology, "--timeout", "1s", "--exit-after", "1.5"];
+    let (out, _) = cli(&args, 20);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let want = format!("no coordinator found for group `g`: {dead}: cannot connect to {dead}: connection refused; {addr}: timed out after 1 s");
+    assert!(stderr.contains(&want), "{stderr}");
+
     let args = ["lead", "--bootstrap", &addr, "--group", "g", "--topology", &topology, "--timeout", "1s", "--config", "request.timeout.ms=5"];
     let (out, _) = cli(&args, 20);
     assert!(String::from_utf8_lossy(&out.stderr).contains("give --timeout or --config request.timeout.ms, not both"));

@@ -208,13 +208,15 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
 
     fn find_coordinator(&self) -> Result<Connection, MemberError> {
         let config = self.config();
-        let mut last = String::from("no bootstrap broker");
+        let mut failures = Vec::new();
         for broker in &config.bootstrap {
             match self.find_coordinator_via(broker) {
                 Ok(c) => return Ok(c),
-                Err(e) => last = e.to_string(),
+                Err(e) if config.bootstrap.len() > 1 => failures.push(format!("{broker}: {e}")),
+                Err(e) => failures.push(e.to_string()),
             }
         }
+        let last = if failures.is_empty() { "no bootstrap broker".to_owned() } else { failures.join("; ") };
         Err(MemberError::NoCoordinator { group: config.group_id.clone(), last })
     }
 
