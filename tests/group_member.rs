@@ -17,6 +17,7 @@ use kafka_protocol::messages::list_offsets_response::{ListOffsetsPartitionRespon
 use kafka_protocol::messages::metadata_response::{MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic};
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Message, StrBytes, decode_request_header_from_buffer};
+use kstreams_assignor::group::net::client_config::Security;
 use kstreams_assignor::group::connection::{Connection, ConnectionError, read_frame};
 use kstreams_assignor::group::{GroupMember, MemberConfig, MemberEvent, PartitionAssignorHook, StreamsMember};
 use kstreams_assignor::leader::{self, ChangelogEndOffsets, ClusterMetadata, JoinMember, LeaderInput, Tasks, Topology};
@@ -474,7 +475,7 @@ fn raw_server(reply: impl Fn(i32) -> Vec<u8> + Send + 'static) -> String {
 }
 
 fn heartbeat_once(addr: &str) -> Result<HeartbeatResponse, ConnectionError> {
-    let mut conn = Connection::connect(addr, "t", Duration::from_secs(5))?;
+    let mut conn = Connection::connect(addr, "t", &Security::plaintext(), Duration::from_secs(5))?;
     conn.call(&HeartbeatRequest::default())
 }
 
@@ -503,7 +504,7 @@ fn the_connection_refuses_what_the_broker_gets_wrong() {
     // The broker closes the connection mid-frame.
     let closed = raw_server(|_| vec![0, 0, 0, 50, 1, 2]);
     let err = heartbeat_once(&closed);
-    assert!(matches!(err, Err(ConnectionError::Io { .. })), "{err:?}");
+    assert!(matches!(err, Err(ConnectionError::Closed { .. })), "{err:?}");
 }
 
 #[test]
@@ -533,7 +534,7 @@ fn api_versions_falls_back_to_the_version_the_broker_names() {
             }
         });
     }
-    let conn = Connection::connect(&addr, "t", Duration::from_secs(5)).unwrap();
+    let conn = Connection::connect(&addr, "t", &Security::plaintext(), Duration::from_secs(5)).unwrap();
     assert_eq!(*seen.lock().unwrap(), [ApiVersionsRequest::VERSIONS.max, 2]);
     assert_eq!(conn.version::<JoinGroupRequest>().unwrap(), JoinGroupRequest::VERSIONS.max);
     assert!(matches!(conn.version::<OffsetFetchRequest>(), Err(ConnectionError::UnsupportedApi { .. })));

@@ -5,6 +5,11 @@
 //! Java-like client of the assignment with a `StreamsMember` hook) joins next and gets every
 //! task; then `describe` shows both. The topology is the word count of
 //! `fixtures/leader/word-count.describe.txt`, whose internal topics the leader creates.
+//!
+//! The security tests need the broker's SSL and SASL_SSL listeners: start it with
+//! `KAFKA_SECURITY=1 compat/kafka/broker.sh start`, and give the tests what it prints,
+//! `KAFKA_SSL_BOOTSTRAP`, `KAFKA_SASL_SSL_BOOTSTRAP`, `KAFKA_MTLS_BOOTSTRAP` and
+//! `KAFKA_SECURITY_DIR` (the certificates). Without `KAFKA_SECURITY_DIR` they say so and pass.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -15,6 +20,7 @@ use kafka_protocol::messages::CreateTopicsRequest;
 use kafka_protocol::messages::create_topics_request::CreatableTopic;
 use kafka_protocol::messages::{MetadataRequest, TopicName};
 use kafka_protocol::protocol::StrBytes;
+use kstreams_assignor::group::net::client_config::Security;
 use kstreams_assignor::group::connection::Connection;
 use kstreams_assignor::group::{GroupMember, MemberConfig, MemberEvent, StreamsMember};
 use kstreams_assignor::leader::Topology;
@@ -28,7 +34,7 @@ fn bootstrap() -> String {
 }
 
 fn create_source_topic(topic: &str, partitions: i32) {
-    let mut conn = Connection::connect(&bootstrap(), "real-broker-test", Duration::from_secs(10)).unwrap();
+    let mut conn = Connection::connect(&bootstrap(), "real-broker-test", &Security::plaintext(), Duration::from_secs(10)).unwrap();
     let request = CreateTopicsRequest::default()
         .with_topics(vec![
             CreatableTopic::default()
@@ -183,4 +189,171 @@ fn the_leader_rejoins_when_a_missing_source_topic_appears() {
     assert!(second.get("errorCode").is_none());
     let _ = lead.kill();
     let _ = lead.wait();
+}
+
+/// The SSL and SASL_SSL listeners and the directory of the CA certificates, when the broker has
+/// them (`KAFKA_SECURITY=1`).
+fn secured() -> Option<(String, String, std::path::PathBuf)> {
+    let Ok(dir) = std::env::var("KAFKA_SECURITY_DIR") else {
+        eprintln!("skipped: KAFKA_SECURITY_DIR is not set (start the broker with KAFKA_SECURITY=1)");
+        return None;
+    };
+    let var = |name: &str| std::env::var(name).unwrap_or_else(|_| panic!("KAFKA_SECURITY_DIR is set, {name} must be too"));
+    Some((var("KAFKA_SSL_BOOTSTRAP"), var("KAFKA_SASL_SSL_BOOTSTRAP"), dir.into()))
+}
+
+/// A client properties file `name` with `text`; its path.
+fn client_properties(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("real-broker-security-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// SASL_SSL with `mechanism` as user `alice` with `password`, trusting the test CA.
+fn sasl_ssl(dir: &std::path::Path, mechanism: &str, password: &str) -> String {
+    let module = if mechanism == "PLAIN" { "plain.PlainLoginModule" } else { "scram.ScramLoginModule" };
+    format!(
+        "security.protocol=SASL_SSL\nsasl.mechanism={mechanism}\nssl.truststore.type=PEM\nssl.truststore.location={}\n\
+         sasl.jaas.config=org.apache.kafka.common.security.{module} required username=\"alice\" password=\"{password}\";\n",
+        dir.join("ca.pem").display()
+    )
+}
+
+/// Runs `describe` with `--command-config config` through `bootstrap`: exit code, stdout, stderr.
+fn describe_with(bootstrap: &str, group: &str, config: &str) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .args(["describe", "--bootstrap", bootstrap, "--group", group, "--json", "--timeout", "20s", "--command-config", config])
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+#[ignore = "needs a broker with KAFKA_SECURITY=1: compat/kafka/broker.sh start"]
+fn lead_over_sasl_ssl_and_describe_over_ssl_and_each_sasl_mechanism() {
+    let Some((ssl, sasl, dir)) = secured() else { return };
+    let app = format!("secure-{}", std::process::id());
+    create_source_topic("text-lines", 4);
+    let text = std::fs::read_to_string("fixtures/leader/word-count.describe.txt").unwrap();
+    let topology_file = write_topology(&app, &text);
+
+    // The leader over SASL_SSL with SCRAM-SHA-512: every connection it opens (bootstrap,
+    // coordinator, partition leaders) authenticates.
+    let lead_config = client_properties("lead.properties", &sasl_ssl(&dir, "SCRAM-SHA-512", "alice-secret"));
+    let mut lead = Command::new(BIN)
+        .args(["lead", "--bootstrap", &sasl, "--group", &app, "--command-config", &lead_config, "--timeout", "20s", "--exit-after", "40"])
+        .arg("--topology")
+        .arg(&topology_file)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(lead.stdout.take().unwrap()).lines();
+    let first: Value = serde_json::from_str(&lines.next().expect("a first generation").unwrap()).unwrap();
+    println!("lead: {first}");
+    assert_eq!(first["generationId"], 1, "{first}");
+
+    let ca = dir.join("ca.pem");
+    // A token file, as Kafka's sasl.oauthbearer.token.endpoint.url=file:// reads it: an
+    // unsecured JWS that the broker's unsecured validator accepts.
+    use base64::Engine as _;
+    let b64 = |t: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(t);
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let token = format!("{}.{}.", b64(r#"{"alg":"none"}"#), b64(&format!(r#"{{"sub":"alice","iat":{now},"exp":{}}}"#, now + 600)));
+    let token_file = client_properties("token.jwt", &token);
+    let oauth = "security.protocol=SASL_SSL\nsasl.mechanism=OAUTHBEARER\nssl.truststore.location=CA\n\
+                 sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required";
+    let configs = [
+        ("ssl", ssl.clone(), format!("security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location={}\n", ca.display())),
+        // Several bootstrap servers: the first is down, the second answers.
+        ("ssl-second-bootstrap", format!("127.0.0.1:1,{ssl}"), format!("security.protocol=SSL\nssl.truststore.location={}\n", ca.display())),
+        ("ssl-inline-pem", ssl.clone(), {
+            let pem = std::fs::read_to_string(&ca).unwrap().trim().replace('\n', "\\n\\\n");
+            format!("security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.certificates={pem}\n")
+        }),
+        ("plain", sasl.clone(), sasl_ssl(&dir, "PLAIN", "alice-secret")),
+        ("scram-sha-256", sasl.clone(), sasl_ssl(&dir, "SCRAM-SHA-256", "alice-secret")),
+        ("scram-sha-512", sasl.clone(), sasl_ssl(&dir, "SCRAM-SHA-512", "alice-secret")),
+        ("oauthbearer-unsecured", sasl.clone(), format!("{} unsecuredLoginStringClaim_sub=\"alice\";\n", oauth.replace("CA", &ca.display().to_string()))),
+        (
+            "oauthbearer-token-file",
+            sasl.clone(),
+            format!(
+                "{} ;\nsasl.oauthbearer.token.endpoint.url=file://{token_file}\n\
+                 sasl.login.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler\n",
+                oauth.replace("CA", &ca.display().to_string())
+            ),
+        ),
+    ];
+    for (name, bootstrap, text) in configs {
+        let config = client_properties(&format!("{name}.properties"), &text);
+        let (code, stdout, stderr) = describe_with(&bootstrap, &app, &config);
+        assert_eq!(code, 0, "{name}: {stderr}");
+        let json: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(json["members"].as_array().unwrap().len(), 1, "{name}: {json}");
+        println!("describe over {name}: ok");
+    }
+    let _ = lead.kill();
+    let _ = lead.wait();
+}
+
+#[test]
+#[ignore = "needs a broker with KAFKA_SECURITY=1: compat/kafka/broker.sh start"]
+fn a_wrong_password_and_an_untrusted_certificate_are_said_plainly() {
+    let Some((ssl, sasl, dir)) = secured() else { return };
+    for mechanism in ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] {
+        let config = client_properties(&format!("wrong-{mechanism}.properties"), &sasl_ssl(&dir, mechanism, "not-the-password"));
+        let (code, _, stderr) = describe_with(&sasl, "any", &config);
+        assert_eq!(code, 1, "{stderr}");
+        assert!(stderr.starts_with(&format!("error: SASL authentication failed at {sasl} ({mechanism}): Authentication failed")), "{stderr}");
+    }
+    let untrusted = client_properties(
+        "untrusted.properties",
+        &format!("security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location={}\n", dir.join("other-ca.pem").display()),
+    );
+    let (code, _, stderr) = describe_with(&ssl, "any", &untrusted);
+    assert_eq!(code, 1);
+    assert!(stderr.contains(&format!("error: TLS with the broker at {ssl}: the broker's certificate is not trusted")), "{stderr}");
+
+    // The certificate names 127.0.0.1 only: `localhost` fails the host name check, unless
+    // ssl.endpoint.identification.algorithm is empty (the chain is still verified).
+    let by_name = ssl.replace("127.0.0.1", "localhost");
+    let trusted = format!("security.protocol=SSL\nssl.truststore.location={}\n", dir.join("ca.pem").display());
+    let (code, _, stderr) = describe_with(&by_name, "any", &client_properties("by-name.properties", &trusted));
+    assert_eq!(code, 1);
+    assert!(stderr.contains("the broker's certificate is not valid for `localhost`"), "{stderr}");
+    let no_check = client_properties("no-check.properties", &format!("{trusted}ssl.endpoint.identification.algorithm=\n"));
+    let (_, _, stderr) = describe_with(&by_name, "any", &no_check);
+    assert!(!stderr.contains("TLS"), "{stderr}");
+    let no_check_untrusted = client_properties("no-check-untrusted.properties", &format!(
+        "security.protocol=SSL\nssl.truststore.location={}\nssl.endpoint.identification.algorithm=\n",
+        dir.join("other-ca.pem").display()
+    ));
+    let (_, _, stderr) = describe_with(&by_name, "any", &no_check_untrusted);
+    assert!(stderr.contains("the broker's certificate is not trusted"), "{stderr}");
+}
+
+#[test]
+#[ignore = "needs a broker with KAFKA_SECURITY=1: compat/kafka/broker.sh start"]
+fn a_client_certificate_reaches_a_listener_that_requires_one() {
+    let Some((_, _, dir)) = secured() else { return };
+    let mtls = std::env::var("KAFKA_MTLS_BOOTSTRAP").expect("KAFKA_SECURITY_DIR is set, KAFKA_MTLS_BOOTSTRAP must be too");
+    let ca = dir.join("ca.pem");
+    let without = client_properties("mtls-without.properties", &format!("security.protocol=SSL\nssl.truststore.location={}\n", ca.display()));
+    let (code, _, stderr) = describe_with(&mtls, "any", &without);
+    assert_eq!(code, 1);
+    assert!(stderr.contains(&format!("error: TLS with the broker at {mtls}: the broker refused the client's certificate or its absence")), "{stderr}");
+    // A group nobody joined: the answer is about the group, so the TLS session was accepted.
+    let with = client_properties(
+        "mtls.properties",
+        &format!(
+            "security.protocol=SSL\nssl.truststore.location={}\nssl.keystore.type=PEM\nssl.keystore.location={}\n",
+            ca.display(),
+            dir.join("client-keystore.pem").display()
+        ),
+    );
+    let (_, _, stderr) = describe_with(&mtls, &format!("nobody-{}", std::process::id()), &with);
+    assert!(!stderr.contains("TLS") && (stderr.contains("GROUP_ID_NOT_FOUND") || stderr.contains("COORDINATOR")), "{stderr}");
 }

@@ -13,9 +13,11 @@ use super::io::{key_values, read_topology};
 
 #[derive(clap::Args)]
 pub(crate) struct LeadArgs {
-    /// A broker, `host:port` (repeat for more).
+    /// Brokers, `host:port`, comma-separated or repeated: tried in turn.
     #[arg(long, required = true)]
     bootstrap: Vec<String>,
+    #[command(flatten)]
+    net: super::NetArgs,
     /// The group (`application.id`).
     #[arg(long)]
     group: String,
@@ -48,9 +50,11 @@ pub(crate) struct LeadArgs {
 
 #[derive(clap::Args)]
 pub(crate) struct DescribeArgs {
-    /// A broker, `host:port`.
+    /// Brokers, `host:port`, comma-separated (`a:9092,b:9092`): tried in turn.
     #[arg(long)]
     bootstrap: String,
+    #[command(flatten)]
+    net: super::NetArgs,
     /// The group (`application.id`).
     #[arg(long)]
     group: String,
@@ -70,13 +74,20 @@ pub(crate) struct DescribeArgs {
 /// The member configuration from `key=value` pairs, and `application.server`.
 fn member_config(args: &LeadArgs) -> Result<(group::MemberConfig, Option<String>), String> {
     let mut config = group::MemberConfig::new(args.bootstrap[0].clone(), args.group.clone());
-    config.bootstrap = args.bootstrap.clone();
+    config.bootstrap = super::split_servers(&args.bootstrap);
+    config.security = args.net.security()?;
     config.leader_only = !args.with_tasks;
     let endpoint = config.set_all(key_values("--config", &args.configs)?).map_err(|e| match e {
         ConfigKeyError::Assignor(_) => e.to_string(),
         ConfigKeyError::Assignment(engine::SetConfigError::Invalid(_)) => format!("--config: {e}"),
         _ => format!("--config {e}"),
     })?;
+    if let Some(timeout) = args.net.timeout {
+        if args.configs.iter().any(|kv| kv.starts_with("request.timeout.ms=")) {
+            return Err("give --timeout or --config request.timeout.ms, not both".into());
+        }
+        config.request_timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+    }
     Ok((config, endpoint))
 }
 
@@ -269,7 +280,9 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
 /// `describe`: each member, decoded.
 pub(crate) fn describe(args: DescribeArgs) -> Result<String, String> {
     let topology = args.topology.as_ref().map(|p| read_topology(p, &args.group)).transpose()?;
-    let described = group::describe::describe_group(&args.bootstrap, &args.group, topology.as_ref(), std::time::Duration::from_secs(30))
+    let security = args.net.security()?;
+    let timeout = args.net.timeout.unwrap_or(super::DEFAULT_TIMEOUT);
+    let described = group::describe::describe_group(&args.bootstrap, &args.group, topology.as_ref(), &security, timeout)
         .map_err(|e| e.to_string())?;
     let now = group::member::now_ms();
     Ok(if args.json {

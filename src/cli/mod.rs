@@ -68,3 +68,61 @@ pub(crate) fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
     }
     std::time::Duration::try_from_secs_f64(secs).map_err(|_| refuse())
 }
+
+/// `--timeout` when it is not given (Kafka's `request.timeout.ms`).
+pub(crate) const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// How `describe` and `lead` reach the brokers.
+#[derive(clap::Args)]
+pub(crate) struct NetArgs {
+    /// A Kafka client properties file, as Kafka's tools take it: `security.protocol`,
+    /// `sasl.mechanism`, `sasl.jaas.config`, `ssl.truststore.*`,
+    /// `ssl.endpoint.identification.algorithm` (every key: docs/security.md).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) command_config: Option<std::path::PathBuf>,
+    /// The most one request may take, from its first byte sent to its answer's last byte read
+    /// (`30s`, `500ms`, `2m`, or seconds); default 30 s. For `lead` it is `request.timeout.ms`,
+    /// and JoinGroup and SyncGroup wait the rebalance timeout on top.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(crate) timeout: Option<std::time::Duration>,
+}
+
+impl NetArgs {
+    /// The security of every connection: `--command-config`'s, or `PLAINTEXT`. Its notes go to
+    /// standard error.
+    pub(crate) fn security(&self) -> Result<kstreams_assignor::group::net::client_config::Security, String> {
+        use kstreams_assignor::group::net::client_config::Security;
+        let Some(path) = &self.command_config else { return Ok(Security::plaintext()) };
+        let security = Security::load(path).map_err(|e| format!("--command-config {}: {e}", path.display()))?;
+        for note in security.notes() {
+            eprintln!("note: --command-config {}: {note}", path.display());
+        }
+        Ok(security)
+    }
+}
+
+/// `--bootstrap` values, each one server or a comma-separated list, as one list.
+pub(crate) fn split_servers(values: &[String]) -> Vec<String> {
+    values.iter().flat_map(|v| v.split(',')).map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
+}
+
+/// A duration above zero: a number with `ms`, `s` or `m`, or a bare number of seconds.
+pub(crate) fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let t = text.trim();
+    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        (t, 1.0)
+    };
+    let refuse = || format!("`{text}` is not a duration above 0 (e.g. `30s`, `500ms`, `2m`)");
+    let value: f64 = number.trim().parse().map_err(|_| refuse())?;
+    let secs = value * scale;
+    if !secs.is_finite() || secs <= 0.0 {
+        return Err(refuse());
+    }
+    std::time::Duration::try_from_secs_f64(secs).map_err(|_| refuse())
+}

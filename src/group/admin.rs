@@ -209,14 +209,13 @@ pub fn fetch_end_offsets(
     tasks: &Tasks,
     changelog_topics: &BTreeSet<String>,
     group_id: &str,
-    client_id: &str,
     timeout: Duration,
 ) -> ChangelogEndOffsets {
     let partitions: BTreeSet<&TopicPartition> = tasks.changelog_partitions_for_task.values().flatten().collect();
     let (latest, committed): (Vec<&TopicPartition>, Vec<&TopicPartition>) =
         partitions.into_iter().partition(|p| changelog_topics.contains(&*p.topic));
     let mut out = BTreeMap::new();
-    match list_latest_offsets(conn, &latest, client_id, timeout) {
+    match list_latest_offsets(conn, &latest, timeout) {
         Ok(o) => out.extend(o),
         Err(_) => return ChangelogEndOffsets::Unavailable,
     }
@@ -233,7 +232,6 @@ pub fn fetch_end_offsets(
 pub fn list_latest_offsets(
     conn: &mut Connection,
     partitions: &[&TopicPartition],
-    client_id: &str,
     timeout: Duration,
 ) -> Result<BTreeMap<TopicPartition, i64>, ConnectionError> {
     if partitions.is_empty() {
@@ -262,7 +260,7 @@ pub fn list_latest_offsets(
     let mut out = BTreeMap::new();
     for (leader, topics) in by_leader {
         let address = brokers.get(&leader).cloned().unwrap_or_else(|| conn.broker().to_owned());
-        let mut target = if address == conn.broker() { None } else { Some(Connection::connect(&address, client_id, timeout)?) };
+        let mut target = if address == conn.broker() { None } else { Some(conn.open(&address)?) };
         let target = target.as_mut().unwrap_or(conn);
         let version = target.version::<ListOffsetsRequest>()?;
         let timeout_ms = if version >= 10 { i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX) } else { 0 };

@@ -1,12 +1,19 @@
-//! A blocking connection to one Kafka broker: size-prefixed frames over a [`TcpStream`], request
-//! headers with correlation ids, and `ApiVersions` negotiation. Messages are the
-//! [`kafka_protocol`] crate's.
+//! A blocking connection to one Kafka broker: size-prefixed frames over TCP or TLS, request
+//! headers with correlation ids, `ApiVersions` negotiation and SASL authentication. Messages are
+//! the [`kafka_protocol`] crate's.
 //!
-//! [`Connection::connect`] opens the socket and asks the broker for its version ranges
-//! (`ApiVersions` v3, falling back to the version the broker says it supports). Every later
-//! [`call`](Connection::call) sends its request at the highest version that both the broker and
-//! the `kafka-protocol` crate know, and checks that the answer carries the request's correlation
-//! id.
+//! [`Connection::connect`] opens the socket, runs the TLS handshake when the [`Security`] says
+//! `SSL` or `SASL_SSL`, asks the broker for its version ranges (`ApiVersions` v3, falling back to
+//! the version the broker says it supports) and, for `SASL_*`, authenticates (`SaslHandshake`,
+//! then `SaslAuthenticate` rounds). Every later [`call`](Connection::call) sends its request at
+//! the highest version that both the broker and the `kafka-protocol` crate know, and checks that
+//! the answer carries the request's correlation id. [`Connection::bootstrap`] tries each server
+//! of a list in turn, and [`Connection::open`] reaches another broker (a coordinator, a
+//! partition leader) the same way.
+//!
+//! Each request has one deadline (its timeout from when it is sent), which bounds every read and
+//! write of it, TLS included ([`transport`](super::net::transport)); what went wrong is said in
+//! words ([`ConnectionError`]).
 //!
 //! Frames larger than [`MAX_FRAME_BYTES`] are refused before anything is read into memory, and a
 //! response that does not decode is a [`ConnectionError::Decode`], never a panic. Each response's
@@ -19,26 +26,28 @@
 //! use kafka_protocol::messages::MetadataRequest;
 //! use kstreams_assignor::group::connection::Connection;
 //!
-//! let mut conn = Connection::connect("127.0.0.1:9092", "my-client", Duration::from_secs(10)).unwrap();
+//! use kstreams_assignor::group::net::client_config::Security;
+//!
+//! let mut conn = Connection::bootstrap("127.0.0.1:9092,127.0.0.1:9093", "my-client", &Security::plaintext(), Duration::from_secs(10)).unwrap();
 //! let metadata = conn.call(&MetadataRequest::default().with_topics(Some(vec![]))).unwrap();
 //! println!("{} brokers", metadata.brokers.len());
 //! ```
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
-use std::time::Duration;
+use std::net::ToSocketAddrs;
+use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use kafka_protocol::error::ResponseError;
 use kafka_protocol::messages::{self, ApiKey, RequestHeader, ResponseHeader};
 use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Message, StrBytes};
 
 use super::layout;
-
-/// The largest response frame accepted (Kafka's default `socket.request.max.bytes`, 100 MiB).
-pub const MAX_FRAME_BYTES: usize = 100 * 1024 * 1024;
+use super::net::client_config::Security;
+use super::net::error::plain_io;
+pub use super::net::error::{ConnectionError, ErrorCode, MAX_FRAME_BYTES};
+use super::net::sasl::{Credentials, SaslSession, Step};
+use super::net::transport::{Socket, TlsFailure, Transport, tls_reason};
 
 /// A request this connection can send, with its API key and response type.
 pub trait Call: Encodable + Message + HeaderVersion {
@@ -77,219 +86,111 @@ calls! {
     ListOffsetsRequest => ListOffsetsResponse, ListOffsets, LIST_OFFSETS;
     DescribeGroupsRequest => DescribeGroupsResponse, DescribeGroups, DESCRIBE_GROUPS;
     OffsetFetchRequest => OffsetFetchResponse, OffsetFetch, OFFSET_FETCH;
-}
-
-/// A Kafka error code, printed with Kafka's name (`REBALANCE_IN_PROGRESS (27)`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ErrorCode(pub i16);
-
-impl ErrorCode {
-    /// No error.
-    pub const NONE: Self = Self(0);
-    /// `COORDINATOR_LOAD_IN_PROGRESS`.
-    pub const COORDINATOR_LOAD_IN_PROGRESS: Self = Self(14);
-    /// `COORDINATOR_NOT_AVAILABLE`.
-    pub const COORDINATOR_NOT_AVAILABLE: Self = Self(15);
-    /// `NOT_COORDINATOR`.
-    pub const NOT_COORDINATOR: Self = Self(16);
-    /// `ILLEGAL_GENERATION`.
-    pub const ILLEGAL_GENERATION: Self = Self(22);
-    /// `UNKNOWN_MEMBER_ID`.
-    pub const UNKNOWN_MEMBER_ID: Self = Self(25);
-    /// `REBALANCE_IN_PROGRESS`.
-    pub const REBALANCE_IN_PROGRESS: Self = Self(27);
-    /// `UNSUPPORTED_VERSION`.
-    pub const UNSUPPORTED_VERSION: Self = Self(35);
-    /// `TOPIC_ALREADY_EXISTS`.
-    pub const TOPIC_ALREADY_EXISTS: Self = Self(36);
-    /// `MEMBER_ID_REQUIRED`.
-    pub const MEMBER_ID_REQUIRED: Self = Self(79);
-    /// `FENCED_INSTANCE_ID`.
-    pub const FENCED_INSTANCE_ID: Self = Self(82);
-
-    /// Whether this is an error.
-    pub fn is_err(self) -> bool {
-        self.0 != 0
-    }
-
-    /// Kafka's name for the code (`UNKNOWN_SERVER_ERROR` style), or `None` for a code the
-    /// `kafka-protocol` crate does not know.
-    pub fn name(self) -> Option<String> {
-        match ResponseError::try_from_code(self.0) {
-            None => Some("NONE".into()),
-            Some(ResponseError::Unknown(_)) => None,
-            Some(e) => {
-                let camel = format!("{e:?}");
-                let mut out = String::with_capacity(camel.len() + 8);
-                for (i, c) in camel.chars().enumerate() {
-                    if c.is_ascii_uppercase() && i > 0 {
-                        out.push('_');
-                    }
-                    out.push(c.to_ascii_uppercase());
-                }
-                Some(out)
-            }
-        }
-    }
-}
-
-impl fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{n} ({})", self.0),
-            None => write!(f, "error code {}", self.0),
-        }
-    }
-}
-
-/// What went wrong talking to a broker. Each variant names the broker (`host:port`).
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ConnectionError {
-    /// The TCP connection could not be opened.
-    #[error("cannot connect to {broker}: {source}")]
-    Connect {
-        /// The broker.
-        broker: String,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
-    /// Reading or writing failed (including a timeout or the broker closing the socket).
-    #[error("{api:?} with {broker}: {source}")]
-    Io {
-        /// The broker.
-        broker: String,
-        /// The API in flight.
-        api: ApiKey,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The broker sent a frame size out of range.
-    #[error("{broker} sent a {api:?} frame of {size} bytes (accepted: 4 to {MAX_FRAME_BYTES})")]
-    FrameSize {
-        /// The broker.
-        broker: String,
-        /// The API in flight.
-        api: ApiKey,
-        /// The size announced.
-        size: i64,
-    },
-    /// The response carries another correlation id than the request.
-    #[error("{broker} answered {api:?} with correlation id {got}, expected {expected}")]
-    Correlation {
-        /// The broker.
-        broker: String,
-        /// The API in flight.
-        api: ApiKey,
-        /// The id expected.
-        expected: i32,
-        /// The id received.
-        got: i32,
-    },
-    /// A response does not decode.
-    #[error("{api:?} v{version} response from {broker} does not decode: {reason}")]
-    Decode {
-        /// The broker.
-        broker: String,
-        /// The API.
-        api: ApiKey,
-        /// The version it was read at.
-        version: i16,
-        /// The decoder's message.
-        reason: String,
-    },
-    /// A request cannot be encoded at the negotiated version.
-    #[error("{api:?} v{version} request to {broker} cannot be encoded: {reason}")]
-    Encode {
-        /// The broker.
-        broker: String,
-        /// The API.
-        api: ApiKey,
-        /// The version.
-        version: i16,
-        /// The encoder's message.
-        reason: String,
-    },
-    /// The broker and this client share no version of an API.
-    #[error("{broker} supports {api:?} {broker_versions}, this client {client_versions}")]
-    UnsupportedApi {
-        /// The broker.
-        broker: String,
-        /// The API.
-        api: ApiKey,
-        /// The broker's range (`none` when it does not list the API).
-        broker_versions: String,
-        /// The range the `kafka-protocol` crate knows.
-        client_versions: String,
-    },
-    /// The broker answered with an error code.
-    #[error("{api:?} to {broker}: {code}{}", message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
-    Broker {
-        /// The broker.
-        broker: String,
-        /// The API.
-        api: ApiKey,
-        /// The error code.
-        code: ErrorCode,
-        /// The broker's message, if any.
-        message: Option<String>,
-    },
-}
-
-impl ConnectionError {
-    /// The Kafka error code, for [`ConnectionError::Broker`].
-    pub fn code(&self) -> Option<ErrorCode> {
-        match self {
-            Self::Broker { code, .. } => Some(*code),
-            _ => None,
-        }
-    }
+    SaslHandshakeRequest => SaslHandshakeResponse, SaslHandshake, SASL_HANDSHAKE;
+    SaslAuthenticateRequest => SaslAuthenticateResponse, SaslAuthenticate, SASL_AUTHENTICATE;
 }
 
 /// One open connection to a broker.
 #[derive(Debug)]
 pub struct Connection {
-    stream: TcpStream,
+    stream: Transport,
     broker: String,
     client_id: String,
     correlation_id: i32,
     timeout: Duration,
+    security: Security,
     /// API key → the broker's (min, max).
     broker_versions: BTreeMap<i16, (i16, i16)>,
 }
 
+/// `now + timeout`, or a day from now when that does not fit an `Instant`.
+fn deadline(timeout: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(timeout).unwrap_or_else(|| now + Duration::from_secs(86_400))
+}
+
+/// The host of `host:port` (`[::1]:9092` → `::1`).
+fn host(broker: &str) -> &str {
+    let host = broker.rsplit_once(':').map_or(broker, |(h, _)| h);
+    host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host)
+}
+
 impl Connection {
-    /// Connects to `broker` (`host:port`) and negotiates API versions. `timeout` bounds the
-    /// connect and each read and write.
-    pub fn connect(broker: &str, client_id: &str, timeout: Duration) -> Result<Self, ConnectionError> {
-        let connect_err = |source| ConnectionError::Connect { broker: broker.to_owned(), source };
+    /// Connects to `broker` (`host:port`) as `security` says (TLS, SASL), and negotiates API
+    /// versions. `timeout` bounds the connect, the TLS handshake, and each request from its
+    /// first byte written to its answer's last byte read.
+    pub fn connect(broker: &str, client_id: &str, security: &Security, timeout: Duration) -> Result<Self, ConnectionError> {
+        let until = deadline(timeout);
+        let addrs = broker.to_socket_addrs().map_err(|e| ConnectionError::Connect {
+            broker: broker.to_owned(),
+            reason: format!("cannot resolve the address ({})", plain_io(&e)),
+        })?;
         let mut last = None;
-        let mut stream = None;
-        for addr in broker.to_socket_addrs().map_err(connect_err)? {
-            match TcpStream::connect_timeout(&addr, timeout) {
+        let mut socket = None;
+        for addr in addrs {
+            match Socket::connect(&addr, until) {
                 Ok(s) => {
-                    stream = Some(s);
+                    socket = Some(s);
                     break;
                 }
                 Err(e) => last = Some(e),
             }
         }
-        let stream = stream.ok_or_else(|| {
-            connect_err(last.unwrap_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no address")))
-        })?;
-        let _ = stream.set_nodelay(true);
+        let socket = match (socket, last) {
+            (Some(s), _) => s,
+            (None, Some(e)) => return Err(ConnectionError::connect(broker, timeout, &e)),
+            (None, None) => return Err(ConnectionError::Connect { broker: broker.to_owned(), reason: "the name has no address".into() }),
+        };
+        let stream = match security.tls() {
+            None => Transport::Plain(socket),
+            Some(config) => Transport::tls(socket, config.clone(), host(broker)).map_err(|e| match e {
+                TlsFailure::Io(e) => ConnectionError::from_io(broker, "the TLS handshake", timeout, e),
+                TlsFailure::Refused(reason) => ConnectionError::Tls { broker: broker.to_owned(), reason },
+            })?,
+        };
         let mut conn = Self {
             stream,
             broker: broker.to_owned(),
             client_id: client_id.to_owned(),
             correlation_id: 0,
             timeout,
+            security: security.clone(),
             broker_versions: BTreeMap::new(),
         };
         conn.negotiate()?;
+        if let Some(credentials) = security.sasl() {
+            conn.authenticate(credentials)?;
+        }
         Ok(conn)
+    }
+
+    /// Connects to the first of `servers` that answers: a comma-separated list
+    /// (`a:9092,b:9092`, Kafka's `bootstrap.servers`) tried in order. With one server its
+    /// error is returned as it is; with more, [`ConnectionError::Bootstrap`] lists each one's.
+    pub fn bootstrap(servers: &str, client_id: &str, security: &Security, timeout: Duration) -> Result<Self, ConnectionError> {
+        let list: Vec<&str> = servers.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+        if let [one] = list[..] {
+            return Self::connect(one, client_id, security, timeout);
+        }
+        let mut failures = Vec::new();
+        for server in list {
+            match Self::connect(server, client_id, security, timeout) {
+                Ok(conn) => return Ok(conn),
+                Err(e) => failures.push((server.to_owned(), e)),
+            }
+        }
+        Err(ConnectionError::Bootstrap { failures })
+    }
+
+    /// Connects to another broker (`host:port`) with this connection's client id, security and
+    /// timeout.
+    pub fn open(&self, broker: &str) -> Result<Self, ConnectionError> {
+        Self::connect(broker, &self.client_id, &self.security, self.timeout)
+    }
+
+    /// The timeout of each request ([`call`](Self::call)).
+    pub fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// The broker (`host:port`) this connection is to.
@@ -299,8 +200,8 @@ impl Connection {
 
     /// A handle on this connection's socket (`TcpStream::try_clone`): shutting it down from
     /// another thread makes a request waiting for its answer return at once, with an error.
-    pub fn socket(&self) -> std::io::Result<TcpStream> {
-        self.stream.try_clone()
+    pub fn socket(&self) -> std::io::Result<std::net::TcpStream> {
+        self.stream.try_clone_tcp()
     }
 
     fn negotiate(&mut self) -> Result<(), ConnectionError> {
@@ -337,6 +238,37 @@ impl Connection {
         Ok(())
     }
 
+    /// SASL: `SaslHandshake` with the mechanism, then `SaslAuthenticate` rounds until the
+    /// mechanism is done (three at most: SCRAM has two, PLAIN one, OAUTHBEARER one or two).
+    fn authenticate(&mut self, credentials: &Credentials) -> Result<(), ConnectionError> {
+        let mechanism = credentials.mechanism();
+        let failed = |broker: &str, reason: String| ConnectionError::Sasl { broker: broker.to_owned(), mechanism: mechanism.name().to_owned(), reason };
+        let request = messages::SaslHandshakeRequest::default().with_mechanism(StrBytes::from_static_str(mechanism.name()));
+        let handshake = self.call(&request)?;
+        match ErrorCode(handshake.error_code) {
+            ErrorCode::NONE => {}
+            ErrorCode::UNSUPPORTED_SASL_MECHANISM => {
+                let offered: Vec<String> = handshake.mechanisms.iter().map(ToString::to_string).collect();
+                let offered = if offered.is_empty() { "none".to_owned() } else { offered.join(", ") };
+                return Err(failed(&self.broker, format!("the broker does not offer {mechanism} (it offers: {offered})")));
+            }
+            code => return Err(failed(&self.broker, format!("SaslHandshake: {code} (is this a SASL listener, SASL_PLAINTEXT or SASL_SSL?)"))),
+        }
+        let (mut session, mut message) = SaslSession::start(credentials).map_err(|e| failed(&self.broker, e.to_string()))?;
+        for _ in 0..3 {
+            let response = self.call(&messages::SaslAuthenticateRequest::default().with_auth_bytes(Bytes::from(message)))?;
+            if response.error_code != 0 {
+                let text = response.error_message.as_ref().map(ToString::to_string).filter(|m| !m.is_empty());
+                return Err(failed(&self.broker, text.unwrap_or_else(|| ErrorCode(response.error_code).to_string())));
+            }
+            match session.step(&response.auth_bytes).map_err(|e| failed(&self.broker, e.to_string()))? {
+                Step::Done => return Ok(()),
+                Step::Send(next) => message = next,
+            }
+        }
+        Err(failed(&self.broker, "the exchange did not end after three rounds".into()))
+    }
+
     fn check_correlation(&self, api: ApiKey, expected: i32, got: i32) -> Result<(), ConnectionError> {
         if got != expected {
             return Err(ConnectionError::Correlation { broker: self.broker.clone(), api, expected, got });
@@ -344,19 +276,22 @@ impl Connection {
         Ok(())
     }
 
-    /// Writes the request frame and reads the response frame; returns the correlation id sent.
+    /// Writes the request frame and reads the response frame, both by one deadline `timeout`
+    /// from now; returns the correlation id sent.
     fn exchange<R: Call>(&mut self, request: &R, version: i16, timeout: Duration) -> Result<(i32, Vec<u8>), ConnectionError> {
         let api = R::KEY;
         self.correlation_id = self.correlation_id.wrapping_add(1);
         let correlation_id = self.correlation_id;
         let frame = encode_request(request, version, correlation_id, &self.client_id)
             .map_err(|reason| ConnectionError::Encode { broker: self.broker.clone(), api, version, reason })?;
-        let io = |source| ConnectionError::Io { broker: self.broker.clone(), api, source };
-        self.stream.set_write_timeout(Some(self.timeout)).map_err(io)?;
-        self.stream.write_all(&frame).map_err(io)?;
-        self.stream.set_read_timeout(Some(timeout.max(Duration::from_millis(1)))).map_err(io)?;
+        let io = |broker: &str, e: std::io::Error| match tls_reason(&e, host(broker)) {
+            Some(reason) => ConnectionError::Tls { broker: broker.to_owned(), reason },
+            None => ConnectionError::from_io(broker, &format!("{api:?}"), timeout, e),
+        };
+        self.stream.set_deadline(deadline(timeout));
+        self.stream.write_all(&frame).and_then(|()| self.stream.flush()).map_err(|e| io(&self.broker, e))?;
         let body = read_frame(&mut self.stream).map_err(|e| match e {
-            FrameError::Io(source) => ConnectionError::Io { broker: self.broker.clone(), api, source },
+            FrameError::Io(e) => io(&self.broker, e),
             FrameError::Size(size) => ConnectionError::FrameSize { broker: self.broker.clone(), api, size },
         })?;
         Ok((correlation_id, body))

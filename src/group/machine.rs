@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 mod lead;
 
-use super::connection::{ConnectionError, ErrorCode};
+use super::connection::ErrorCode;
 use super::hook::{Followup, PartitionAssignorHook};
 use super::member_config::MemberConfig;
 use super::member_events::{GenerationRecord, MemberError, MemberEvent};
@@ -87,10 +87,8 @@ fn recovery(e: &MemberError) -> Recovery {
             Some(ErrorCode::NOT_COORDINATOR | ErrorCode::COORDINATOR_NOT_AVAILABLE) => Recovery::Refind,
             Some(ErrorCode::COORDINATOR_LOAD_IN_PROGRESS) => Recovery::Retry,
             Some(_) => Recovery::Fatal,
-            None => match c {
-                ConnectionError::Connect { .. } | ConnectionError::Io { .. } => Recovery::Refind,
-                _ => Recovery::Fatal,
-            },
+            None if c.is_network() => Recovery::Refind,
+            None => Recovery::Fatal,
         },
         MemberError::NoCoordinator { .. } => Recovery::Retry,
         _ => Recovery::Fatal,

@@ -281,24 +281,29 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
 
     fn find_coordinator(&self) -> Result<Connection, MemberError> {
         let config = self.config();
-        let mut last = String::from("no bootstrap broker");
+        let mut failures = Vec::new();
         for broker in &config.bootstrap {
             match self.find_coordinator_via(broker) {
                 Ok(c) => return Ok(c),
-                Err(e) => last = e.to_string(),
+                // A refused login or an untrusted certificate does not go away by trying again:
+                // fatal, as in Kafka's clients.
+                Err(e) if !e.is_network() && e.code().is_none() => return Err(MemberError::Connection(e)),
+                Err(e) if config.bootstrap.len() > 1 => failures.push(format!("{broker}: {e}")),
+                Err(e) => failures.push(e.to_string()),
             }
         }
+        let last = if failures.is_empty() { "no bootstrap broker".to_owned() } else { failures.join("; ") };
         Err(MemberError::NoCoordinator { group: config.group_id.clone(), last })
     }
 
     fn find_coordinator_via(&self, broker: &str) -> Result<Connection, ConnectionError> {
         let config = self.config();
-        let mut conn = Connection::connect(broker, &config.client_id, config.request_timeout())?;
+        let mut conn = Connection::connect(broker, &config.client_id, &config.security, config.request_timeout())?;
         let address = find_coordinator(&mut conn, &config.group_id)?;
         if address == broker {
             return Ok(conn);
         }
-        Connection::connect(&address, &config.client_id, config.request_timeout())
+        conn.open(&address)
     }
 
     fn group(&self) -> GroupId {
@@ -401,7 +406,7 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
         if self.interrupted {
             // The old socket is shut down: leave over a fresh connection to the coordinator.
             let address = self.coordinator().broker().to_owned();
-            match Connection::connect(&address, &self.config().client_id, LEAVE_BUDGET / 2) {
+            match Connection::connect(&address, &self.config().client_id, &self.config().security, LEAVE_BUDGET / 2) {
                 Ok(c) => self.coordinator = Some(c),
                 Err(e) => return Response::Left { outcome: Err(e.to_string()), sent: false },
             }
@@ -451,7 +456,6 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
         let replication_factor = config.replication_factor;
         let topic_configs = config.topic_configs.clone();
         let timeout = config.request_timeout();
-        let client_id = config.client_id.clone();
 
         let conn = self.coordinator();
         let metadata = fetch_metadata(conn, &wanted)?;
@@ -482,7 +486,7 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
                     on_event(MemberEvent::TopicsCreated(names));
                 }
                 let changelog_topics: BTreeSet<String> = tasks.changelog_topic_partitions.keys().cloned().collect();
-                fetch_end_offsets(conn, &tasks, &changelog_topics, &group_id, &client_id, timeout)
+                fetch_end_offsets(conn, &tasks, &changelog_topics, &group_id, timeout)
             }
         };
         self.machine.assign(members, &cluster, &end_offsets, counts, now_ms())

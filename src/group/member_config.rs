@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::net::client_config::Security;
 use crate::leader::LeaderConfig;
 
 /// The member's configuration; the defaults are Kafka Streams' consumer defaults.
@@ -40,6 +41,8 @@ pub struct MemberConfig {
     pub topic_configs: BTreeMap<String, String>,
     /// The leader's assignor configuration.
     pub leader: LeaderConfig,
+    /// How every connection is secured (TLS, SASL): `PLAINTEXT` by default.
+    pub security: Security,
 }
 
 impl MemberConfig {
@@ -61,6 +64,7 @@ impl MemberConfig {
             replication_factor: -1,
             topic_configs: BTreeMap::new(),
             leader: LeaderConfig::default(),
+            security: Security::plaintext(),
         }
     }
 
@@ -73,6 +77,12 @@ impl MemberConfig {
     /// Sets `client.id`.
     pub fn with_client_id(mut self, id: impl Into<String>) -> Self {
         self.client_id = id.into();
+        self
+    }
+
+    /// Sets how connections are secured.
+    pub fn with_security(mut self, security: Security) -> Self {
+        self.security = security;
         self
     }
 

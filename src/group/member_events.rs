@@ -115,7 +115,7 @@ pub enum MemberError {
     NoCoordinator {
         /// The group.
         group: String,
-        /// The last error.
+        /// Why: the error, or with several bootstrap brokers each one's (`broker: error; …`).
         last: String,
     },
     /// The hook could not build the subscription.

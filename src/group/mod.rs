@@ -14,6 +14,7 @@ mod machine_tests;
 pub mod member;
 pub mod member_config;
 pub mod member_events;
+pub mod net;
 
 pub use hook::{Followup, OnAssignmentError, PartitionAssignorHook, ReceivedAssignment, StreamsMember};
 pub use member::GroupMember;

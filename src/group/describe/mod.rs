@@ -46,6 +46,7 @@ use kafka_protocol::messages::{ApiKey, DescribeGroupsRequest, GroupId};
 use kafka_protocol::protocol::StrBytes;
 
 use super::connection::{Connection, ConnectionError, check, find_coordinator};
+use super::net::client_config::Security;
 use super::admin::{cluster_metadata, fetch_end_offsets, fetch_metadata, retry_coordinator};
 use crate::leader::{ChangelogEndOffsets, Tasks, Topology};
 use crate::engine::TaskLag;
@@ -128,21 +129,23 @@ fn decode_assignment(bytes: &[u8]) -> Result<(AssignmentEnvelope, AssignmentInfo
     Ok((env, info))
 }
 
-/// Describes `group` through `bootstrap` (see the [module docs](self)). `timeout` bounds the
-/// whole call, retries included.
+/// Describes `group` through `bootstrap` (one server or a comma-separated list, tried in turn),
+/// every connection secured as `security` says (see the [module docs](self)). `timeout` bounds
+/// the whole call, retries included.
 pub fn describe_group(
     bootstrap: &str,
     group: &str,
     topology: Option<&Topology>,
+    security: &Security,
     timeout: Duration,
 ) -> Result<DescribedGroup, DescribeGroupError> {
     let client_id = "kstreams-assignor-describe";
     let deadline = Instant::now() + timeout;
     let left = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
     let (mut conn, mut coordinator, g) = retry_coordinator(deadline, || {
-        let mut conn = Connection::connect(bootstrap, client_id, left())?;
+        let mut conn = Connection::bootstrap(bootstrap, client_id, security, left())?;
         let address = find_coordinator(&mut conn, group)?;
-        let mut coordinator = if address == bootstrap { None } else { Some(Connection::connect(&address, client_id, left())?) };
+        let mut coordinator = if address == conn.broker() { None } else { Some(conn.open(&address)?) };
         let coord = coordinator.as_mut().unwrap_or(&mut conn);
         let key = StrBytes::from_string(group.to_owned());
         let response = coord.call_with_timeout(&DescribeGroupsRequest::default().with_groups(vec![GroupId(key)]), left())?;
@@ -186,7 +189,7 @@ pub fn describe_group(
                 let changelogs: BTreeSet<String> = tasks.changelog_topic_partitions.keys().cloned().collect();
                 // Committed offsets come from the group coordinator.
                 let coord = coordinator.as_mut().unwrap_or(&mut conn);
-                match fetch_end_offsets(coord, &tasks, &changelogs, group, client_id, left()) {
+                match fetch_end_offsets(coord, &tasks, &changelogs, group, left()) {
                     ChangelogEndOffsets::Unavailable => lag_note = Some("end offsets unavailable".into()),
                     ChangelogEndOffsets::Available(ends) => {
                         let end_sums: BTreeMap<&TaskId, i64> = tasks

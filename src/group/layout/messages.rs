@@ -26,6 +26,10 @@ pub const LIST_OFFSETS: Message = Message { body: &LIST_OFFSETS_RESPONSE, min_ve
 pub const DESCRIBE_GROUPS: Message = Message { body: &DESCRIBE_GROUPS_RESPONSE, min_version: 0, max_version: 6, flexible: 5 };
 /// `OffsetFetchResponse`.
 pub const OFFSET_FETCH: Message = Message { body: &OFFSET_FETCH_RESPONSE, min_version: 1, max_version: 10, flexible: 6 };
+/// `SaslHandshakeResponse` (never flexible).
+pub const SASL_HANDSHAKE: Message = Message { body: &SASL_HANDSHAKE_RESPONSE, min_version: 0, max_version: 1, flexible: i16::MAX };
+/// `SaslAuthenticateResponse`.
+pub const SASL_AUTHENTICATE: Message = Message { body: &SASL_AUTHENTICATE_RESPONSE, min_version: 0, max_version: 2, flexible: 2 };
 
 
 const API_VERSIONS_RESPONSE: Layout = Layout {
@@ -383,6 +387,36 @@ const OFFSET_FETCH_RESPONSE_PARTITIONS: Layout = Layout {
         f("CommittedLeaderEpoch", 8, 10, I32),
         f("Metadata", 8, 10, Str),
         f("ErrorCode", 8, 10, I16),
+    ],
+    tags: &[],
+};
+
+const SASL_HANDSHAKE_RESPONSE: Layout = Layout {
+    name: "SaslHandshakeResponse",
+    fields: &[
+        f("ErrorCode", 0, 1, I16),
+        // An array of strings: a message that is never flexible has no tagged fields, so each
+        // element is one string, as an array of one-string structs is.
+        f("Mechanisms", 0, 1, Structs(&MECHANISM)),
+    ],
+    tags: &[],
+};
+
+const MECHANISM: Layout = Layout {
+    name: "Mechanism",
+    fields: &[
+        f("Name", 0, 1, Str),
+    ],
+    tags: &[],
+};
+
+const SASL_AUTHENTICATE_RESPONSE: Layout = Layout {
+    name: "SaslAuthenticateResponse",
+    fields: &[
+        f("ErrorCode", 0, 2, I16),
+        f("ErrorMessage", 0, 2, Str),
+        f("AuthBytes", 0, 2, Bytes),
+        f("SessionLifetimeMs", 1, 2, I64),
     ],
     tags: &[],
 };
