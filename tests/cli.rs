@@ -886,3 +886,29 @@ fn the_topology_docs_example_is_the_word_count_text() {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/leader/word-count.describe.txt")).unwrap();
     assert_eq!(Topology::from_json(json).unwrap(), Topology::from_describe(&text, "wc").unwrap());
 }
+
+#[test]
+fn each_limitation_the_readme_states_is_what_the_tool_does() {
+    // The README's Limitations section, held to the behaviour it describes: when one of these
+    // becomes supported, this test fails until the section says so.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = readme.split("## Limitations").nth(1).and_then(|s| s.split("\n## ").next()).expect("a Limitations section");
+    for claim in ["classic protocol only", "PEM trust and key stores only", "no Kerberos", "subscribed by pattern are refused", "--max-input-bytes"] {
+        assert!(section.contains(claim), "the Limitations section no longer says `{claim}`:\n{section}");
+    }
+    let refused = |name: &str, properties: &str, needle: &str| {
+        let config = temp_file(name, properties);
+        let out = run_bounded(&["describe", "--bootstrap", "127.0.0.1:9", "--group", "g", "--command-config", config.to_str().unwrap()], b"", 30);
+        assert_ne!(out.status.code(), Some(0), "{properties}");
+        assert!(stderr(&out).contains(needle), "no `{needle}` in {}", stderr(&out));
+    };
+    let jks = temp_file("store.jks", "not read");
+    let jks = format!("security.protocol=SSL\nssl.truststore.location={}\nssl.truststore.type=JKS\n", jks.display());
+    refused("jks.properties", &jks, "JKS trust stores are not read");
+    refused("kerberos.properties", "security.protocol=SASL_SSL\nsasl.mechanism=GSSAPI\nsasl.kerberos.service.name=kafka\n", "GSSAPI (Kerberos) is not supported");
+    let pattern = temp_file("limit-pattern.txt", "Topologies:\n   Sub-topology: 0\n    Source: KSTREAM-SOURCE-0000000000 (topics: orders-.*)\n      --> none\n\n");
+    let out = run_bounded(&["lead", "--bootstrap", "127.0.0.1:9", "--group", "g", "--topology", pattern.to_str().unwrap()], b"", 30);
+    assert!(stderr(&out).contains("subscribes to the topic pattern"), "{}", stderr(&out));
+    let out = run_bounded(&["decode", "--max-input-bytes", "16", "-"], &[b'0'; 64], 30);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
