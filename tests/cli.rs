@@ -592,6 +592,7 @@ fn help_lists_the_values_of_kind_assignor_and_scenarios() {
     assert_eq!(v["assignor"], "LegacyStickyTaskAssignor");
 }
 
+mod support;
 mod cli_broker;
 
 use cli_broker::{GroupScript, Reply, Seen};

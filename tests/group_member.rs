@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use kafka_protocol::messages::api_versions_response::ApiVersion;
 use kafka_protocol::messages::create_topics_response::CreatableTopicResult;
 use kafka_protocol::messages::find_coordinator_response::Coordinator;
@@ -16,11 +16,21 @@ use kafka_protocol::messages::join_group_response::JoinGroupResponseMember;
 use kafka_protocol::messages::list_offsets_response::{ListOffsetsPartitionResponse, ListOffsetsTopicResponse};
 use kafka_protocol::messages::metadata_response::{MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic};
 use kafka_protocol::messages::*;
-use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Message, StrBytes, decode_request_header_from_buffer};
+use kafka_protocol::protocol::{Decodable, Message, StrBytes, decode_request_header_from_buffer};
 use kstreams_assignor::group::net::client_config::Security;
 use kstreams_assignor::group::connection::{Connection, ConnectionError, read_frame};
 use kstreams_assignor::group::{GroupMember, MemberConfig, MemberEvent, PartitionAssignorHook, StreamsMember};
 use kstreams_assignor::leader::{self, ChangelogEndOffsets, ClusterMetadata, JoinMember, LeaderInput, Tasks, Topology};
+mod support;
+
+use support::{api_versions, frame, group_apis};
+
+/// Every API the member uses, CreateTopics included.
+fn all_versions() -> ApiVersionsResponse {
+    let mut keys = group_apis();
+    keys.push((ApiKey::CreateTopics, CreateTopicsRequest::VERSIONS));
+    api_versions(&keys)
+}
 use kstreams_assignor::wire::{AssignmentEnvelope, AssignmentInfo, ProcessId, SubscriptionEnvelope, SubscriptionInfo, TopicPartition};
 
 const APP: &str = "wc";
@@ -35,34 +45,6 @@ fn pid(n: u128) -> ProcessId {
 
 fn s(x: &str) -> StrBytes {
     StrBytes::from_string(x.to_owned())
-}
-
-/// Encodes a response frame: size, header, body.
-fn frame<R: Encodable + HeaderVersion>(response: &R, version: i16, correlation_id: i32) -> Vec<u8> {
-    let mut buf = BytesMut::new();
-    ResponseHeader::default().with_correlation_id(correlation_id).encode(&mut buf, R::header_version(version)).unwrap();
-    response.encode(&mut buf, version).unwrap();
-    let mut out = i32::try_from(buf.len()).unwrap().to_be_bytes().to_vec();
-    out.extend_from_slice(&buf);
-    out
-}
-
-fn all_versions() -> ApiVersionsResponse {
-    let keys = [
-        (ApiKey::ApiVersions, ApiVersionsRequest::VERSIONS),
-        (ApiKey::FindCoordinator, FindCoordinatorRequest::VERSIONS),
-        (ApiKey::JoinGroup, JoinGroupRequest::VERSIONS),
-        (ApiKey::SyncGroup, SyncGroupRequest::VERSIONS),
-        (ApiKey::Heartbeat, HeartbeatRequest::VERSIONS),
-        (ApiKey::LeaveGroup, LeaveGroupRequest::VERSIONS),
-        (ApiKey::Metadata, MetadataRequest::VERSIONS),
-        (ApiKey::CreateTopics, CreateTopicsRequest::VERSIONS),
-        (ApiKey::ListOffsets, ListOffsetsRequest::VERSIONS),
-        (ApiKey::DescribeGroups, DescribeGroupsRequest::VERSIONS),
-    ];
-    ApiVersionsResponse::default().with_api_keys(
-        keys.iter().map(|(k, v)| ApiVersion::default().with_api_key(*k as i16).with_min_version(v.min).with_max_version(v.max)).collect(),
-    )
 }
 
 /// What the scripted broker saw.

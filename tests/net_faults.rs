@@ -8,10 +8,11 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use bytes::{Bytes, BytesMut};
-use kafka_protocol::messages::api_versions_response::ApiVersion;
 use kafka_protocol::messages::*;
-use kafka_protocol::protocol::{Encodable, HeaderVersion, Message, StrBytes, decode_request_header_from_buffer};
+use kafka_protocol::protocol::{Message, StrBytes};
+mod support;
+
+use support::{api_versions, frame, request_header};
 use kstreams_assignor::group::connection::{Connection, ConnectionError, read_frame};
 use kstreams_assignor::group::net::client_config::Security;
 
@@ -27,34 +28,14 @@ fn server(script: impl FnOnce(TcpStream) + Send + 'static) -> String {
     addr
 }
 
-/// A response frame: size, header, body.
-fn frame<R: Encodable + HeaderVersion>(response: &R, version: i16, correlation_id: i32) -> Vec<u8> {
-    let mut buf = BytesMut::new();
-    ResponseHeader::default().with_correlation_id(correlation_id).encode(&mut buf, R::header_version(version)).unwrap();
-    response.encode(&mut buf, version).unwrap();
-    let mut out = i32::try_from(buf.len()).unwrap().to_be_bytes().to_vec();
-    out.extend_from_slice(&buf);
-    out
-}
-
-/// The request's API key, version and correlation id.
-fn header(body: Vec<u8>) -> (i16, i16, i32) {
-    let mut buf = Bytes::from(body);
-    let h = decode_request_header_from_buffer(&mut buf).unwrap();
-    (h.request_api_key, h.request_api_version, h.correlation_id)
-}
-
 fn versions() -> ApiVersionsResponse {
-    let keys = [
+    api_versions(&[
         (ApiKey::ApiVersions, ApiVersionsRequest::VERSIONS),
         (ApiKey::FindCoordinator, FindCoordinatorRequest::VERSIONS),
         (ApiKey::DescribeGroups, DescribeGroupsRequest::VERSIONS),
         (ApiKey::SaslHandshake, SaslHandshakeRequest::VERSIONS),
         (ApiKey::SaslAuthenticate, SaslAuthenticateRequest::VERSIONS),
-    ];
-    ApiVersionsResponse::default().with_api_keys(
-        keys.iter().map(|(k, v)| ApiVersion::default().with_api_key(*k as i16).with_min_version(v.min).with_max_version(v.max)).collect(),
-    )
+    ])
 }
 
 /// Runs the CLI, killed after `secs`; the output and how long it ran.
@@ -209,7 +190,7 @@ fn a_second_bootstrap_server_is_tried_when_the_first_is_down() {
         l.local_addr().unwrap().to_string()
     };
     let alive = server(|mut s| {
-        let (_, v, id) = header(read_frame(&mut s).unwrap());
+        let (_, v, id) = request_header(read_frame(&mut s).unwrap());
         let _ = s.write_all(&frame(&versions(), v, id));
     });
     let conn = Connection::bootstrap(&format!("{dead}, {alive}"), "t", &Security::plaintext(), Duration::from_secs(5)).unwrap();
@@ -282,7 +263,7 @@ fn sasl_server(offered: &'static [&'static str], authenticate: SaslAuthenticateR
 fn sasl_server_pointing_at(offered: &'static [&'static str], authenticate: SaslAuthenticateResponse, coordinator: Option<String>) -> String {
     server(move |mut s| {
         while let Ok(body) = read_frame(&mut s) {
-            let (key, v, id) = header(body);
+            let (key, v, id) = request_header(body);
             let out = match ApiKey::try_from(key).unwrap() {
                 ApiKey::ApiVersions => frame(&versions(), v, id),
                 ApiKey::SaslHandshake => {

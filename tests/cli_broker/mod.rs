@@ -6,47 +6,23 @@ use std::io::Write;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
-use bytes::{Bytes, BytesMut};
-use kafka_protocol::messages::api_versions_response::ApiVersion;
+use bytes::Bytes;
 use kafka_protocol::messages::describe_groups_response::{DescribedGroup, DescribedGroupMember};
 use kafka_protocol::messages::find_coordinator_response::Coordinator;
 use kafka_protocol::messages::join_group_response::JoinGroupResponseMember;
 use kafka_protocol::messages::list_offsets_response::{ListOffsetsPartitionResponse, ListOffsetsTopicResponse};
 use kafka_protocol::messages::metadata_response::{MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic};
 use kafka_protocol::messages::*;
-use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Message, StrBytes, decode_request_header_from_buffer};
+use kafka_protocol::protocol::{Decodable, StrBytes, decode_request_header_from_buffer};
 use kstreams_assignor::group::connection::read_frame;
+
+use crate::support::{api_versions, group_apis};
 
 pub(crate) fn s(x: &str) -> StrBytes {
     StrBytes::from_string(x.to_owned())
 }
 
-/// A response frame: size, header, body.
-pub(crate) fn frame<R: Encodable + HeaderVersion>(response: &R, version: i16, correlation_id: i32) -> Vec<u8> {
-    let mut buf = BytesMut::new();
-    ResponseHeader::default().with_correlation_id(correlation_id).encode(&mut buf, R::header_version(version)).unwrap();
-    response.encode(&mut buf, version).unwrap();
-    let mut out = i32::try_from(buf.len()).unwrap().to_be_bytes().to_vec();
-    out.extend_from_slice(&buf);
-    out
-}
-
-fn all_versions() -> ApiVersionsResponse {
-    let keys = [
-        (ApiKey::ApiVersions, ApiVersionsRequest::VERSIONS),
-        (ApiKey::FindCoordinator, FindCoordinatorRequest::VERSIONS),
-        (ApiKey::JoinGroup, JoinGroupRequest::VERSIONS),
-        (ApiKey::SyncGroup, SyncGroupRequest::VERSIONS),
-        (ApiKey::Heartbeat, HeartbeatRequest::VERSIONS),
-        (ApiKey::LeaveGroup, LeaveGroupRequest::VERSIONS),
-        (ApiKey::Metadata, MetadataRequest::VERSIONS),
-        (ApiKey::ListOffsets, ListOffsetsRequest::VERSIONS),
-        (ApiKey::DescribeGroups, DescribeGroupsRequest::VERSIONS),
-    ];
-    ApiVersionsResponse::default().with_api_keys(
-        keys.iter().map(|(k, v)| ApiVersion::default().with_api_key(*k as i16).with_min_version(v.min).with_max_version(v.max)).collect(),
-    )
-}
+pub(crate) use crate::support::frame;
 
 /// What the script does with one request.
 pub(crate) enum Reply {
@@ -104,7 +80,7 @@ pub(crate) fn start_on(listener: TcpListener, script: Arc<Script>) -> Broker {
                     let key = ApiKey::try_from(header.request_api_key).unwrap();
                     let (v, id) = (header.request_api_version, header.correlation_id);
                     let reply = if key == ApiKey::ApiVersions {
-                        Reply::Frame(frame(&all_versions(), v, id))
+                        Reply::Frame(frame(&api_versions(&group_apis()), v, id))
                     } else {
                         let mut seen = seen.lock().unwrap();
                         seen.requests.push(key);
