@@ -5,10 +5,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
@@ -94,10 +96,11 @@ public final class ResponseReader {
         for (int i = 0; i < clientCount; i++) {
             final int at = in.position();
             final ProcessId processId = in.processId("clients[" + i + "].processId");
-            final Map<TaskId, AssignedTask> tasks = new LinkedHashMap<>();
-            readTasks(in, "clients[" + i + "].active", AssignedTask.Type.ACTIVE, tasks);
-            readTasks(in, "clients[" + i + "].standby", AssignedTask.Type.STANDBY, tasks);
-            if (clients.put(processId, KafkaStreamsAssignment.of(processId, new HashSet<>(tasks.values()))) != null) {
+            final Set<AssignedTask> tasks = new HashSet<>();
+            final Map<Long, AssignedTask.Type> seen = new HashMap<>();
+            readTasks(in, "clients[" + i + "].active", AssignedTask.Type.ACTIVE, tasks, seen);
+            readTasks(in, "clients[" + i + "].standby", AssignedTask.Type.STANDBY, tasks, seen);
+            if (clients.put(processId, KafkaStreamsAssignment.of(processId, tasks)) != null) {
                 throw new IllegalArgumentException("response: client " + processId + " at byte " + at + " is listed twice");
             }
         }
@@ -129,7 +132,7 @@ public final class ResponseReader {
     }
 
     private static void readTasks(final Cursor in, final String field, final AssignedTask.Type type,
-                                  final Map<TaskId, AssignedTask> into) {
+                                  final Set<AssignedTask> into, final Map<Long, AssignedTask.Type> seen) {
         final int count = in.count(field, 8);
         for (int i = 0; i < count; i++) {
             final int at = in.position();
@@ -139,12 +142,12 @@ public final class ResponseReader {
                 throw new IllegalArgumentException("response: " + field + "[" + i + "] at byte " + at + " is the task "
                     + subtopology + "_" + partition + ", which cannot exist");
             }
-            final TaskId id = new TaskId(subtopology, partition);
-            final AssignedTask earlier = into.put(id, new AssignedTask(id, type));
+            final AssignedTask.Type earlier = seen.put(((long) subtopology << 32) | partition, type);
             if (earlier != null) {
-                throw new IllegalArgumentException("response: " + field + "[" + i + "] at byte " + at + " gives task " + id
-                    + " to a client that already has it as " + earlier.type());
+                throw new IllegalArgumentException("response: " + field + "[" + i + "] at byte " + at + " gives task "
+                    + subtopology + "_" + partition + " to a client that already has it as " + earlier);
             }
+            into.add(new AssignedTask(new TaskId(subtopology, partition), type));
         }
     }
 
