@@ -14,7 +14,7 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use kstreams_assignor::engine::{AssignorKind, assign, testdata};
+use kstreams_assignor::engine::{AssignmentInput, AssignorKind, assign, testdata};
 
 /// (clients, stateful tasks): `benches/scale.rs`'s default grid.
 const GRID: [(usize, usize); 5] = [(10, 1_000), (100, 1_000), (1_000, 1_000), (100, 10_000), (1_000, 10_000)];
@@ -47,12 +47,16 @@ fn cpu_seconds(wall: Instant) -> f64 {
 /// Median CPU seconds of one assign, over three batches of assigns that each take at least
 /// 0.2 s (the clock may tick in milliseconds).
 fn measure(kind: AssignorKind, clients: usize, tasks: usize) -> f64 {
-    let s = testdata::steady_state(1, clients, 4, tasks, 1);
+    measure_input(kind, &testdata::steady_state(1, clients, 4, tasks, 1).input)
+}
+
+/// [`measure`] on a given input.
+fn measure_input(kind: AssignorKind, input: &AssignmentInput) -> f64 {
     let wall = Instant::now();
     let run = |reps: usize| {
         let before = cpu_seconds(wall);
         for _ in 0..reps {
-            let out = assign(kind, std::hint::black_box(&s.input)).expect("the grid's inputs are valid");
+            let out = assign(kind, std::hint::black_box(input)).expect("the grid's inputs are valid");
             std::hint::black_box(out);
         }
         (cpu_seconds(wall) - before) / reps as f64
@@ -142,9 +146,12 @@ fn main() {
     if let Some(i) = args.iter().position(|a| a == "--only") {
         let number = |j: usize| args.get(j).and_then(|a| a.parse::<usize>().ok()).expect("--only CLIENTS TASKS");
         let (clients, tasks) = (number(i + 1), number(i + 2));
-        let secs = measure(AssignorKind::Optimized, clients, tasks);
-        let rss = peak_rss_mb().map_or_else(|| "unknown".to_owned(), |mb| format!("{mb:.0} MB"));
-        println!("optimized {clients} clients × {tasks} tasks: {:.1} ms per assign, peak RSS {rss}", secs * 1e3);
+        let input = testdata::steady_state(1, clients, 4, tasks, 1).input;
+        let built = peak_rss_mb();
+        let secs = measure_input(AssignorKind::Optimized, &input);
+        let mb = |v: Option<f64>| v.map_or_else(|| "unknown".to_owned(), |mb| format!("{mb:.0} MB"));
+        let (built, after) = (mb(built), mb(peak_rss_mb()));
+        println!("optimized {clients} clients × {tasks} tasks: {:.1} ms per assign, peak RSS {after} (with the input built: {built})", secs * 1e3);
         return;
     }
     let full = args.iter().any(|a| a == "--full");

@@ -89,8 +89,6 @@ pub(super) fn stateful_target(
         }
     };
     let is_owner = |k: usize, c: Client| owners[tasks[k] as usize] == Some(c);
-    let class = |k: usize, c: Client| class_at(k, is_owner(k, c), model.lag(c, tasks[k]));
-    let restore = |k: usize, c: Client| restore_at(k, c, is_owner(k, c), model.lag(c, tasks[k]));
     // Clients with the same restore rate cost the same on a task they did not report and do
     // not own: one class per rate, represented by its first client.
     let rate_of: Vec<Option<u64>> = (0..n).map(|c| rates.gross_rate(c).map(f64::to_bits)).collect();
@@ -109,26 +107,32 @@ pub(super) fn stateful_target(
     // counts as none).
     let internal = |_| AssignError::Internal("optimized assignor: target costs");
     let mut costs = SparseCosts::new(class_of.clone()).map_err(internal)?;
-    let (mut class_costs, mut candidates) = (Vec::new(), Vec::new());
+    let (mut class_costs, mut candidates, mut listed) = (Vec::new(), Vec::new(), Vec::new());
+    // The same costs split as (movements and warm-ups, restore time), without the tie, for the
+    // sub-topology trades: per task its candidates' and then its classes'.
+    let classes = first_of_class.len();
+    let mut split = SplitCosts { classes, class_of: &class_of, by_class: Vec::new(), by_candidate: Vec::new(), starts: vec![0] };
     for (k, &t) in tasks.iter().enumerate() {
         let unreported = model.unreported_lag(t);
         let round_robin = k % n;
+        let class_split = first_of_class.iter().map(|&c| (class_at(k, false, unreported), restore_at(k, c, false, unreported)));
+        split.by_class.extend(class_split);
         class_costs.clear();
-        class_costs.extend(first_of_class.iter().map(|&c| class_at(k, false, unreported) + restore_at(k, c, false, unreported) + 1));
+        class_costs.extend(split.by_class[k * split.classes..].iter().map(|&(class, restore)| class + restore + 1));
         candidates.clear();
         candidates.extend(lags.reporters(t).iter().map(|&(lag, c)| (c, lag)));
         candidates.extend(owners[t as usize].iter().chain([&round_robin]).map(|&c| (c, model.lag(c, t))));
         candidates.sort_unstable_by_key(|&(c, _)| c);
         candidates.dedup_by_key(|&mut (c, _)| c);
-        let listed: Vec<(usize, i32)> = candidates
-            .iter()
-            .map(|&(c, lag)| {
-                let owner = is_owner(k, c);
-                let tie = i32::from(c != round_robin);
-                let cost = class_at(k, owner, lag) + restore_at(k, c, owner, lag) + tie;
-                (c, cost.min(class_costs[class_of[c]] - 1 + tie))
-            })
-            .collect();
+        listed.clear();
+        for &(c, lag) in &candidates {
+            let owner = is_owner(k, c);
+            let (class, restore) = (class_at(k, owner, lag), restore_at(k, c, owner, lag));
+            split.by_candidate.push((c, class, restore));
+            let tie = i32::from(c != round_robin);
+            listed.push((c, (class + restore + tie).min(class_costs[class_of[c]] - 1 + tie)));
+        }
+        split.starts.push(split.by_candidate.len());
         costs.push_task(&class_costs, &listed).map_err(internal)?;
     }
     // Both solvers reach the same least cost and differ only in ties; small groups keep the
@@ -141,6 +145,29 @@ pub(super) fn stateful_target(
     let mut target = solved.map_err(|_| AssignError::Internal("optimized assignor: no target"))?.clients;
     // Then each sub-topology spread over the clients, before the restore time.
     let mut mix = Mix::new(model, tasks, caps);
-    rebalance_mix(&mut mix, tasks, owners, &mut target, n, |k, c| (i64::from(class(k, c)), i64::from(restore(k, c))));
+    rebalance_mix(&mut mix, tasks, owners, &mut target, n, |k, c| split.at(k, c));
     Ok(target)
+}
+
+/// The target's costs of a task on a client as (movements and warm-ups, restore time): the
+/// candidates' own, else their class's.
+struct SplitCosts<'a> {
+    classes: usize,
+    class_of: &'a [usize],
+    /// `by_class[task * classes + class]`.
+    by_class: Vec<(i32, i32)>,
+    /// Task `k`'s candidates are `by_candidate[starts[k]..starts[k + 1]]`, by client.
+    by_candidate: Vec<(Client, i32, i32)>,
+    starts: Vec<usize>,
+}
+
+impl SplitCosts<'_> {
+    fn at(&self, k: usize, c: Client) -> (i64, i64) {
+        let listed = &self.by_candidate[self.starts[k]..self.starts[k + 1]];
+        let (class, restore) = match listed.binary_search_by_key(&c, |&(c, _, _)| c) {
+            Ok(i) => (listed[i].1, listed[i].2),
+            Err(_) => self.by_class[k * self.classes + self.class_of[c]],
+        };
+        (i64::from(class), i64::from(restore))
+    }
 }
