@@ -48,6 +48,30 @@ pub(super) fn stateful_target(
     quotas: &[usize],
     owners: &[Option<Client>],
 ) -> Result<Vec<Client>, AssignError> {
+    let (n, tasks) = (model.num_clients(), &model.stateful_tasks);
+    let (costs, split) = target_costs(model, lags, rates, owners)?;
+    // Both solvers reach the same least cost and differ only in ties; small groups keep the
+    // dense solver's, with which the simulator's comparison was established.
+    let solved = if tasks.len().saturating_mul(n) <= DENSE_MAX_COSTS {
+        CostMatrix::from_fn(tasks.len(), n, |k, c| costs.cost(k, c)).and_then(|matrix| flow::assign(&matrix, quotas))
+    } else {
+        flow::assign_sparse(&costs, quotas)
+    };
+    let mut target = solved.map_err(|_| AssignError::Internal("optimized assignor: no target"))?.clients;
+    // Then each sub-topology spread over the clients, before the restore time.
+    let mut mix = Mix::new(model, tasks, caps);
+    rebalance_mix(&mut mix, tasks, owners, &mut target, n, |k, c| split.at(k, c));
+    Ok(target)
+}
+
+/// The target's flow costs of every stateful task (by its position in `model.stateful_tasks`),
+/// and the same split for the sub-topology trades.
+pub(super) fn target_costs(
+    model: &Model<'_>,
+    lags: &LagIndex,
+    rates: &RestoreRates,
+    owners: &[Option<Client>],
+) -> Result<(SparseCosts, SplitCosts), AssignError> {
     let n = model.num_clients();
     let tasks = &model.stateful_tasks;
     let acceptable = model.input.configs.acceptable_recovery_lag;
@@ -111,7 +135,7 @@ pub(super) fn stateful_target(
     // The same costs split as (movements and warm-ups, restore time), without the tie, for the
     // sub-topology trades: per task its candidates' and then its classes'.
     let classes = first_of_class.len();
-    let mut split = SplitCosts { classes, class_of: &class_of, by_class: Vec::new(), by_candidate: Vec::new(), starts: vec![0] };
+    let mut split = SplitCosts { classes, class_of: class_of.clone(), by_class: Vec::new(), by_candidate: Vec::new(), starts: vec![0] };
     for (k, &t) in tasks.iter().enumerate() {
         let unreported = model.unreported_lag(t);
         let round_robin = k % n;
@@ -135,25 +159,14 @@ pub(super) fn stateful_target(
         split.starts.push(split.by_candidate.len());
         costs.push_task(&class_costs, &listed).map_err(internal)?;
     }
-    // Both solvers reach the same least cost and differ only in ties; small groups keep the
-    // dense solver's, with which the simulator's comparison was established.
-    let solved = if tasks.len().saturating_mul(n) <= DENSE_MAX_COSTS {
-        CostMatrix::from_fn(tasks.len(), n, |k, c| costs.cost(k, c)).and_then(|matrix| flow::assign(&matrix, quotas))
-    } else {
-        flow::assign_sparse(&costs, quotas)
-    };
-    let mut target = solved.map_err(|_| AssignError::Internal("optimized assignor: no target"))?.clients;
-    // Then each sub-topology spread over the clients, before the restore time.
-    let mut mix = Mix::new(model, tasks, caps);
-    rebalance_mix(&mut mix, tasks, owners, &mut target, n, |k, c| split.at(k, c));
-    Ok(target)
+    Ok((costs, split))
 }
 
 /// The target's costs of a task on a client as (movements and warm-ups, restore time): the
 /// candidates' own, else their class's.
-struct SplitCosts<'a> {
+pub(super) struct SplitCosts {
     classes: usize,
-    class_of: &'a [usize],
+    class_of: Vec<usize>,
     /// `by_class[task * classes + class]`.
     by_class: Vec<(i32, i32)>,
     /// Task `k`'s candidates are `by_candidate[starts[k]..starts[k + 1]]`, by client.
@@ -161,7 +174,7 @@ struct SplitCosts<'a> {
     starts: Vec<usize>,
 }
 
-impl SplitCosts<'_> {
+impl SplitCosts {
     fn at(&self, k: usize, c: Client) -> (i64, i64) {
         let listed = &self.by_candidate[self.starts[k]..self.starts[k + 1]];
         let (class, restore) = match listed.binary_search_by_key(&c, |&(c, _, _)| c) {
