@@ -113,6 +113,51 @@ pub enum FlowError {
         /// Clients in the cost matrix.
         clients: usize,
     },
+    /// A task of a [`SparseCosts`](super::SparseCosts) was given a different number of class
+    /// costs than there are classes.
+    #[error("task {task} has {len} class cost(s), but there are {classes} class(es)")]
+    ClassCostCount {
+        /// The task.
+        task: usize,
+        /// Class costs given.
+        len: usize,
+        /// Classes declared.
+        classes: usize,
+    },
+    /// A client's class is not below the number of classes.
+    #[error("client {client} is in class {class}, but there are {classes} class(es)")]
+    ClassOutOfRange {
+        /// The client.
+        client: usize,
+        /// The class given.
+        class: usize,
+        /// Classes declared.
+        classes: usize,
+    },
+    /// A task's candidate clients are not in increasing order, repeat one, or name a client that
+    /// does not exist.
+    #[error("task {task}: candidate client {client} is out of order or out of range ({clients} client(s))")]
+    CandidateOrder {
+        /// The task.
+        task: usize,
+        /// The offending client index.
+        client: usize,
+        /// Clients declared.
+        clients: usize,
+    },
+    /// A candidate costs more than its class cost: the sparse solvers need every listed client
+    /// to be at most as dear as an unlisted client of its class.
+    #[error("task {task} costs {cost} on candidate client {client}, more than its class cost {class_cost}")]
+    CandidateAboveClassCost {
+        /// The task.
+        task: usize,
+        /// The candidate client.
+        client: usize,
+        /// The candidate's cost.
+        cost: i32,
+        /// The cost of the task on an unlisted client of that class.
+        class_cost: i32,
+    },
     /// An amount of flow, a node's imbalance or a total cost does not fit in an `i64`.
     #[error("a flow amount or cost does not fit in an i64")]
     Overflow,

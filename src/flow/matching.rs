@@ -30,7 +30,7 @@ const SINK: usize = usize::MAX - 1;
 const UNREACHED: i64 = i64::MAX;
 /// `best_delta` of a client pair with no task to move: large enough never to win, small enough
 /// that adding labels and potentials to it cannot overflow.
-const NO_MOVE: i64 = 1 << 62;
+pub(super) const NO_MOVE: i64 = 1 << 62;
 
 /// The cost of putting each task on each client: a dense row-major table, one row per task.
 ///
@@ -462,12 +462,12 @@ impl<'a> Solver<'a> {
 /// Packs a move of `task` from a client where it costs `from` to one where it costs `to` into
 /// one word that orders as (`to − from`, `task`): the difference offset by 2³² in the top 33 bits,
 /// the task (< 2³¹, see [`MAX_TASKS`]) in the low 31.
-fn pack(to: i32, from: i32, task: usize) -> u64 {
+pub(super) fn pack(to: i32, from: i32, task: usize) -> u64 {
     let delta = i64::from(to) - i64::from(from) + (1 << 32);
     ((delta as u64) << 31) | task as u64
 }
 
 /// The (`to − from`, `task`) of a [`pack`]ed move.
-fn unpack(key: u64) -> (i64, usize) {
+pub(super) fn unpack(key: u64) -> (i64, usize) {
     ((key >> 31) as i64 - (1 << 32), (key & ((1 << 31) - 1)) as usize)
 }

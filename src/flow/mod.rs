@@ -14,6 +14,7 @@
 //! | [`Graph::min_cost_circulation`] | optimise a given flow, every node's net flow kept | `min_traffic` from the current assignment |
 //! | [`assign`] | tasks → clients with capacities, from scratch | the assignment graph, fast |
 //! | [`reassign`] | tasks → clients keeping each client's count | `min_traffic`, fast |
+//! | [`assign_sparse`] | [`assign`] where most of a task's costs are one per client class | the optimized assignor's target |
 //!
 //! [`assign`] and [`reassign`] solve exactly the assignment graph above, working on the clients
 //! only; on 10,000 tasks × 100 clients (a million task → client edges) they take milliseconds.
@@ -43,11 +44,13 @@ mod edge;
 mod error;
 mod graph;
 mod residual;
+mod sparse;
 
 pub use edge::{Edge, EdgeId};
 pub use error::FlowError;
 pub use graph::{Graph, Solution};
 pub use matching::{CostMatrix, MAX_TASKS, Matching, assign, reassign};
+pub use sparse::{SparseCosts, assign_sparse};
 
 /// Largest cost magnitude accepted per unit of flow: 2⁴⁰. Keeping costs this small keeps every
 /// path length and potential the solvers compute well inside `i64`.

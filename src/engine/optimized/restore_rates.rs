@@ -63,9 +63,15 @@ impl RestoreRates {
         out
     }
 
+    /// The restore rate assumed for client `c` (records per ms): its own, else the group's. Two
+    /// clients with the same one have the same [`net_rate`](Self::net_rate) on every task.
+    pub(super) fn gross_rate(&self, c: Client) -> Option<f64> {
+        self.client[c].or(self.group)
+    }
+
     /// Net catch-up rate of client `c` on task `t` (records per ms), if known and positive.
     pub(super) fn net_rate(&self, c: Client, t: Task) -> Option<f64> {
-        let gross = self.client[c].or(self.group)?;
+        let gross = self.gross_rate(c)?;
         let net = gross - self.produce[t as usize];
         (net > 0.0).then_some(net)
     }

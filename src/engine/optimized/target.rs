@@ -9,7 +9,7 @@ use crate::engine::lags::LagIndex;
 use crate::engine::model::{Client, Model, Placement};
 use crate::engine::rack_aware::optimizer::RackAwareOptimizer;
 use crate::engine::task_lag::TaskLag;
-use crate::flow::{self, CostMatrix};
+use crate::flow::{self, CostMatrix, SparseCosts};
 
 /// Flow cost of a task anywhere but on its caught-up owner: movements count first.
 pub(super) const MOVE_COST: i32 = 2_000_000;
@@ -17,6 +17,10 @@ pub(super) const MOVE_COST: i32 = 2_000_000;
 /// Flow cost added where the client is not caught up (a warm-up is needed), before twice the
 /// estimated restore time in seconds.
 pub(super) const COLD_COST: i32 = 200_000;
+
+/// Largest target (stateful tasks × clients) solved on the dense cost matrix
+/// ([`flow::assign`]); larger ones are solved sparsely ([`flow::assign_sparse`]).
+pub(super) const DENSE_MAX_COSTS: usize = 1 << 16;
 
 /// Cap on the restore-time part of a flow cost (seconds).
 pub(super) const MAX_RESTORE_SECS: i64 = 99_999;
@@ -44,6 +48,30 @@ pub(super) fn stateful_target(
     quotas: &[usize],
     owners: &[Option<Client>],
 ) -> Result<Vec<Client>, AssignError> {
+    let (n, tasks) = (model.num_clients(), &model.stateful_tasks);
+    let (costs, split) = target_costs(model, lags, rates, owners)?;
+    // Both solvers reach the same least cost and differ only in ties; small groups keep the
+    // dense solver's, with which the simulator's comparison was established.
+    let solved = if tasks.len().saturating_mul(n) <= DENSE_MAX_COSTS {
+        CostMatrix::from_fn(tasks.len(), n, |k, c| costs.cost(k, c)).and_then(|matrix| flow::assign(&matrix, quotas))
+    } else {
+        flow::assign_sparse(&costs, quotas)
+    };
+    let mut target = solved.map_err(|_| AssignError::Internal("optimized assignor: no target"))?.clients;
+    // Then each sub-topology spread over the clients, before the restore time.
+    let mut mix = Mix::new(model, tasks, caps);
+    rebalance_mix(&mut mix, tasks, owners, &mut target, n, |k, c| split.at(k, c));
+    Ok(target)
+}
+
+/// The target's flow costs of every stateful task (by its position in `model.stateful_tasks`),
+/// and the same split for the sub-topology trades.
+pub(super) fn target_costs(
+    model: &Model<'_>,
+    lags: &LagIndex,
+    rates: &RestoreRates,
+    owners: &[Option<Client>],
+) -> Result<(SparseCosts, SplitCosts), AssignError> {
     let n = model.num_clients();
     let tasks = &model.stateful_tasks;
     let acceptable = model.input.configs.acceptable_recovery_lag;
@@ -51,8 +79,8 @@ pub(super) fn stateful_target(
     let owner_caught_up: Vec<bool> = tasks.iter().map(|&t| owners[t as usize].is_some_and(|o| lags.is_caught_up(o, t))).collect();
     let most_caught_up: Vec<(i64, Client)> =
         tasks.iter().map(|&t| lag_candidates(model, lags, t, None).min().unwrap_or((i64::MAX, 0))).collect();
-    // The costs below take `lag`, client `c`'s lag on the task (`Model::lag`), so that the
-    // matrix can be built a row at a time.
+    // The costs below take `lag`, client `c`'s lag on the task (`Model::lag`), and whether `c`
+    // is the task's owner, so that a client that did not report the task is costed once.
     // Placing a task on a client that is not caught up costs a second movement when it must
     // first go somewhere else to stay available (its owner is gone or behind).
     let interim = |k: usize, lag: i64| -> bool {
@@ -67,9 +95,8 @@ pub(super) fn stateful_target(
         }
     };
     // What a placement costs in movements and warm-ups.
-    let class_at = |k: usize, c: Client, lag: i64| -> i32 {
-        let t = tasks[k];
-        match (owners[t as usize] == Some(c), TaskLag(lag).is_caught_up(acceptable)) {
+    let class_at = |k: usize, owner: bool, lag: i64| -> i32 {
+        match (owner, TaskLag(lag).is_caught_up(acceptable)) {
             (true, true) => 0,
             (false, true) => MOVE_COST,
             (true, false) => MOVE_COST + 2,
@@ -77,32 +104,83 @@ pub(super) fn stateful_target(
         }
     };
     // And what its restore time costs.
-    let restore_at = |k: usize, c: Client, lag: i64| -> i32 {
-        let t = tasks[k];
-        if owners[t as usize] != Some(c) && !TaskLag(lag).is_caught_up(acceptable) {
-            let secs = rates.restore_ms_at(lag, c, t).map_or(MAX_RESTORE_SECS, |ms| (ms / 1000).min(MAX_RESTORE_SECS));
+    let restore_at = |k: usize, c: Client, owner: bool, lag: i64| -> i32 {
+        if !owner && !TaskLag(lag).is_caught_up(acceptable) {
+            let secs = rates.restore_ms_at(lag, c, tasks[k]).map_or(MAX_RESTORE_SECS, |ms| (ms / 1000).min(MAX_RESTORE_SECS));
             2 * secs as i32
         } else {
             0
         }
     };
-    let class = |k: usize, c: Client| class_at(k, c, model.lag(c, tasks[k]));
-    let restore = |k: usize, c: Client| restore_at(k, c, model.lag(c, tasks[k]));
-    // Ties go to the round-robin client, which spreads each sub-topology. Row by row: every
-    // client that did not report the task has its unreported lag.
-    let mut costs = Vec::with_capacity(tasks.len().saturating_mul(n));
-    let mut row = vec![0i64; n];
-    for (k, &t) in tasks.iter().enumerate() {
-        row.fill(model.unreported_lag(t));
-        for &(lag, c) in lags.reporters(t) {
-            row[c] = lag;
-        }
-        costs.extend(row.iter().enumerate().map(|(c, &lag)| class_at(k, c, lag) + restore_at(k, c, lag) + i32::from(k % n != c)));
+    let is_owner = |k: usize, c: Client| owners[tasks[k] as usize] == Some(c);
+    // Clients with the same restore rate cost the same on a task they did not report and do
+    // not own: one class per rate, represented by its first client.
+    let rate_of: Vec<Option<u64>> = (0..n).map(|c| rates.gross_rate(c).map(f64::to_bits)).collect();
+    let mut distinct = rate_of.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let class_of: Vec<usize> = rate_of.iter().map(|r| distinct.binary_search(r).unwrap_or(0)).collect();
+    let mut first_of_class = vec![usize::MAX; distinct.len()];
+    for (c, &r) in class_of.iter().enumerate().rev() {
+        first_of_class[r] = c;
     }
-    let costs = CostMatrix::new(tasks.len(), n, costs).map_err(|_| AssignError::Internal("optimized assignor: cost matrix"))?;
-    let mut target = flow::assign(&costs, quotas).map_err(|_| AssignError::Internal("optimized assignor: no target"))?.clients;
-    // Then each sub-topology spread over the clients, before the restore time.
-    let mut mix = Mix::new(model, tasks, caps);
-    rebalance_mix(&mut mix, tasks, owners, &mut target, n, |k, c| (i64::from(class(k, c)), i64::from(restore(k, c))));
-    Ok(target)
+    // Ties go to the round-robin client, which spreads each sub-topology: every other client
+    // costs 1 more. The candidates of a task are its owner, the clients that reported it and
+    // its round-robin client; a candidate never costs more than a client of its class with no
+    // state for the task (a reported lag worse than none, an unknown or corrupt offset sum,
+    // counts as none).
+    let internal = |_| AssignError::Internal("optimized assignor: target costs");
+    let mut costs = SparseCosts::new(class_of.clone()).map_err(internal)?;
+    let (mut class_costs, mut candidates, mut listed) = (Vec::new(), Vec::new(), Vec::new());
+    // The same costs split as (movements and warm-ups, restore time), without the tie, for the
+    // sub-topology trades: per task its candidates' and then its classes'.
+    let classes = first_of_class.len();
+    let mut split = SplitCosts { classes, class_of: class_of.clone(), by_class: Vec::new(), by_candidate: Vec::new(), starts: vec![0] };
+    for (k, &t) in tasks.iter().enumerate() {
+        let unreported = model.unreported_lag(t);
+        let round_robin = k % n;
+        let class_split = first_of_class.iter().map(|&c| (class_at(k, false, unreported), restore_at(k, c, false, unreported)));
+        split.by_class.extend(class_split);
+        class_costs.clear();
+        class_costs.extend(split.by_class[k * split.classes..].iter().map(|&(class, restore)| class + restore + 1));
+        candidates.clear();
+        candidates.extend(lags.reporters(t).iter().map(|&(lag, c)| (c, lag)));
+        candidates.extend(owners[t as usize].iter().chain([&round_robin]).map(|&c| (c, model.lag(c, t))));
+        candidates.sort_unstable_by_key(|&(c, _)| c);
+        candidates.dedup_by_key(|&mut (c, _)| c);
+        listed.clear();
+        for &(c, lag) in &candidates {
+            let owner = is_owner(k, c);
+            let (class, restore) = (class_at(k, owner, lag), restore_at(k, c, owner, lag));
+            split.by_candidate.push((c, class, restore));
+            let tie = i32::from(c != round_robin);
+            listed.push((c, (class + restore + tie).min(class_costs[class_of[c]] - 1 + tie)));
+        }
+        split.starts.push(split.by_candidate.len());
+        costs.push_task(&class_costs, &listed).map_err(internal)?;
+    }
+    Ok((costs, split))
+}
+
+/// The target's costs of a task on a client as (movements and warm-ups, restore time): the
+/// candidates' own, else their class's.
+pub(super) struct SplitCosts {
+    classes: usize,
+    class_of: Vec<usize>,
+    /// `by_class[task * classes + class]`.
+    by_class: Vec<(i32, i32)>,
+    /// Task `k`'s candidates are `by_candidate[starts[k]..starts[k + 1]]`, by client.
+    by_candidate: Vec<(Client, i32, i32)>,
+    starts: Vec<usize>,
+}
+
+impl SplitCosts {
+    fn at(&self, k: usize, c: Client) -> (i64, i64) {
+        let listed = &self.by_candidate[self.starts[k]..self.starts[k + 1]];
+        let (class, restore) = match listed.binary_search_by_key(&c, |&(c, _, _)| c) {
+            Ok(i) => (listed[i].1, listed[i].2),
+            Err(_) => self.by_class[k * self.classes + self.class_of[c]],
+        };
+        (i64::from(class), i64::from(restore))
+    }
 }

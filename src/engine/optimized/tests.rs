@@ -272,3 +272,24 @@ fn at_equal_spreads_the_window_that_keeps_other_tasks_wins() {
     // A claim the first window cannot keep decides.
     assert_eq!(quota_window(3, &[1, 2, 3], &[0; 3], &[0, 0, 2], usize::MAX, 0, None).0, [0, 1, 2]);
 }
+
+/// The target's sparse costs are what its dense matrix was (no candidate dearer than its
+/// class, even for unknown offset sums), and the sparse solver finds the dense one's least cost.
+#[test]
+fn the_sparse_target_costs_what_the_dense_one_does() {
+    use crate::flow::{self, CostMatrix};
+    let mut solved = 0;
+    for index in 0..200u64 {
+        let s = testdata::random(7, index);
+        let Ok(model) = Model::new(&s.input) else { continue };
+        let (lags, rates, owners) = (LagIndex::new(&model), RestoreRates::new(&model), previous_owners(&model));
+        let (costs, _) = target::target_costs(&model, &lags, &rates, &owners).unwrap();
+        let (tasks, n) = (model.stateful_tasks.len(), model.num_clients());
+        let quotas = vec![tasks.div_ceil(n); n];
+        let matrix = CostMatrix::from_fn(tasks, n, |k, c| costs.cost(k, c)).unwrap();
+        let dense = flow::assign(&matrix, &quotas).unwrap();
+        assert_eq!(flow::assign_sparse(&costs, &quotas).unwrap().cost, dense.cost, "scenario {index}");
+        solved += usize::from(tasks > 0);
+    }
+    assert!(solved > 100, "only {solved} scenarios had stateful tasks");
+}
