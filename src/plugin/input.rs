@@ -57,15 +57,24 @@ pub(super) fn engine_input(request: &Request, previous: Option<PreviousRebalance
     let mut ends: Vec<i64> = stateful.iter().map(|t| t.unreported_lag.unwrap_or(0)).collect();
     let mut lags_of = Vec::with_capacity(request.clients.len());
     for client in &request.clients {
-        let mut lags = FxHashMap::default();
+        // The client's lags by stateful-task index (the last one given for a task counts).
+        let mut lags: Vec<(usize, i64)> = Vec::with_capacity(client.lags.as_ref().map_or(0, Vec::len));
         for (task, lag) in client.lags.iter().flatten() {
             let Some(k) = stateful_slot(task) else { continue };
             if *lag < 0 && *lag != LATEST_OFFSET && *lag != UNKNOWN_OFFSET_SUM {
                 return Err(PluginError::Invalid(format!("client {} reports lag {lag} on task {task}", client.process_id)));
             }
             ends[k] = ends[k].max(*lag);
-            lags.insert(k, *lag);
+            lags.push((k, *lag));
         }
+        lags.sort_by_key(|&(k, _)| k);
+        lags.dedup_by(|later, earlier| {
+            let same = later.0 == earlier.0;
+            if same {
+                earlier.1 = later.1;
+            }
+            same
+        });
         lags_of.push(lags);
     }
     let mut clients = Vec::with_capacity(request.clients.len());
@@ -73,21 +82,22 @@ pub(super) fn engine_input(request: &Request, previous: Option<PreviousRebalance
         let capacity = u32::try_from(client.threads)
             .map_err(|_| PluginError::Invalid(format!("client {} has {} stream threads", client.process_id, client.threads)))?;
         let owned: BTreeSet<TaskId> = client.previous_active.iter().filter(|t| index.contains_key(t)).cloned().collect();
-        let mut sums = BTreeMap::new();
+        let mut sums = Vec::with_capacity(client.previous_active.len() + client.previous_standby.len());
         for task in client.previous_active.iter().chain(&client.previous_standby) {
             let Some(k) = stateful_slot(task) else { continue };
             let sum = if !lags_known {
                 // Without lags only the previous tasks matter (Kafka's fallback assignor).
                 if owned.contains(task) { LATEST_OFFSET } else { 0 }
             } else {
-                match lags.get(&k) {
-                    Some(&lag) if lag == LATEST_OFFSET || lag == UNKNOWN_OFFSET_SUM => lag,
-                    Some(&lag) => ends[k] - lag,
-                    None => continue,
+                match lags.binary_search_by_key(&k, |&(k, _)| k).map(|at| lags[at].1) {
+                    Ok(lag) if lag == LATEST_OFFSET || lag == UNKNOWN_OFFSET_SUM => lag,
+                    Ok(lag) => ends[k] - lag,
+                    Err(_) => continue,
                 }
             };
-            sums.insert(task.clone(), sum);
+            sums.push((task.clone(), sum));
         }
+        let sums: BTreeMap<TaskId, i64> = sums.into_iter().collect();
         let mut input = ClientInput::new(client.process_id, capacity).with_task_offset_sums(sums).with_owned_active_tasks(owned);
         input.rack_id = client.rack_id.clone();
         input.client_tags = client.client_tags.iter().cloned().collect();

@@ -648,7 +648,7 @@ public final class PluginDifferential {
     static int boundary(final Map<String, String> opts) {
         final int clientCount = Integer.parseInt(opts.getOrDefault("clients", "1000"));
         final int taskCount = Integer.parseInt(opts.getOrDefault("tasks", "10000"));
-        final int runs = Integer.parseInt(opts.getOrDefault("runs", "5"));
+        final int runs = Integer.parseInt(opts.getOrDefault("runs", "9"));
         final int warmups = Integer.parseInt(opts.getOrDefault("warmups", "1"));
         final Random rnd = new Random(Long.parseLong(opts.getOrDefault("seed", "1")));
 
