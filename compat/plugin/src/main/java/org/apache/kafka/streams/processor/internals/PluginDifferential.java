@@ -53,7 +53,7 @@ import org.apache.kafka.streams.processor.internals.assignment.DefaultTaskTopicP
  *
  * <pre>
  *   run --cases N --seed S --cli PATH --out DIR [--show K] [--library PATH]
- *   boundary --cli PATH [--clients 1000] [--tasks 10000] [--runs 5] [--library PATH]
+ *   boundary --cli PATH [--clients 1000] [--tasks 10000] [--runs 9] [--library PATH]
  * </pre>
  */
 public final class PluginDifferential {
