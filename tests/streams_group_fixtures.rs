@@ -108,3 +108,28 @@ fn decodes_the_real_brokers_group_id_not_found() {
     assert!(g.topology.is_none() && g.members.is_empty());
     assert_eq!(r.encode(1).unwrap(), bytes);
 }
+
+/// What a Kafka 4.4 broker answered for the word count of `compat/e2e/java` with three instances
+/// on `group.protocol=streams`, captured by `compat/e2e/streams-describe.sh`
+/// (`tests/streams_group_capture.rs`).
+#[test]
+fn decodes_the_real_brokers_answer_for_a_running_streams_group() {
+    let bytes = std::fs::read(dir().join("broker/v1/word-count-3-members.bin")).unwrap();
+    let r = StreamsGroupDescribeResponse::decode(&bytes, 1).unwrap();
+    assert_eq!(r.encode(1).unwrap(), bytes);
+    let g = &r.groups[0];
+    assert_eq!((g.error_code, g.group_state.as_str(), g.members.len()), (0, "Stable", 3));
+    assert_eq!(g.assignor_name.as_deref(), Some("sticky"));
+    let mut active: Vec<(String, i32)> = g
+        .members
+        .iter()
+        .flat_map(|m| m.assignment.active_tasks.iter().flat_map(|t| t.partitions.iter().map(|&p| (t.subtopology_id.clone(), p))))
+        .collect();
+    active.sort();
+    let expected: Vec<(String, i32)> = ["0", "1"].iter().flat_map(|s| (0..4).map(|p| (s.to_string(), p))).collect();
+    assert_eq!(active, expected, "each of the 8 tasks active once");
+    assert!(g.members.iter().all(|m| m.member_epoch == g.assignment_epoch && m.assignment == m.target_assignment));
+    let subs = g.topology.as_ref().unwrap().subtopologies.as_ref().unwrap();
+    assert!(subs[1].state_changelog_topics[0].name.ends_with("-counts-changelog"));
+    assert_eq!(r.to_json(1)["groups"][0]["members"].as_array().unwrap().len(), 3);
+}

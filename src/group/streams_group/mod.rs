@@ -1,6 +1,7 @@
 //! Kafka's streams groups (KIP-1071, `group.protocol=streams`): the `StreamsGroupDescribe`
 //! messages (API key 89), which the `kafka-protocol` crate does not have, written from Kafka's
-//! message definitions (`StreamsGroupDescribeRequest.json`, `StreamsGroupDescribeResponse.json`).
+//! message definitions (`StreamsGroupDescribeRequest.json`, `StreamsGroupDescribeResponse.json`),
+//! and the `describe` of a streams group ([`describe`]).
 //!
 //! | message | versions | module |
 //! |---|---|---|
@@ -10,19 +11,24 @@
 //! Both are flexible from v0 (compact strings and arrays, tagged fields). The codec has the
 //! guarantees of [`wire`](crate::wire): decoders take untrusted bytes, never panic, refuse a
 //! count the bytes left cannot hold before reserving anything, and fail with a
-//! [`DecodeError`](crate::wire::DecodeError) naming the field and its byte offset; a response
+//! [`DecodeError`] naming the field and its byte offset; a response
 //! must use every byte. Encoders refuse a field the version cannot carry. Unknown tagged fields
 //! are skipped (none is defined at v0–v1).
 
 mod compact;
+pub mod describe;
 pub mod describe_request;
 pub mod describe_response;
+pub mod text;
+pub mod topology_description;
 
 pub use describe_request::StreamsGroupDescribeRequest;
 pub use describe_response::{
     Assignment, DescribedGroup, Endpoint, KeyValue, Member, StreamsGroupDescribeResponse, Subtopology, TaskIds, TaskOffset,
-    TopicInfo, Topology, TopologyDescription, TopologyDescriptionGlobalStore, TopologyDescriptionNode,
-    TopologyDescriptionSubtopology,
+    TopicInfo, Topology,
+};
+pub use topology_description::{
+    TopologyDescription, TopologyDescriptionGlobalStore, TopologyDescriptionNode, TopologyDescriptionSubtopology,
 };
 
 use crate::wire::codec::Reader;
