@@ -25,6 +25,14 @@ mkdir -p corpus/response
 printf '\x04\x04\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x1b\x00' > corpus/response/heartbeat-v4
 printf '\x06\x01\x00\x00\x00\x07\x00\x00\x00\x01\x00\x00\x00\x01\x00\x01h\x00\x00\x23\x84\xff\xff\x00\x00\x00\x01\x00\x00\x00\x00' > corpus/response/metadata-v1
 printf '\x09\x05\x00\x00\x00\x07\x00\x00\x00\x00\x00\x02\x00\x00\x02g\x01\x01\x01\x01\x00\x00\x00\x00\x00\x00' > corpus/response/describe-groups-v5
+# StreamsGroupDescribe bodies: the selector byte (see `fuzzing::streams_group_describe`: 0/2
+# response v0/v1, 1/3 request v0/v1), then a golden body of fixtures/streams-group.
+mkdir -p corpus/streams_group_describe
+for f in ../fixtures/streams-group/{request,response,broker}/v*/*.bin; do
+    kind="${f#../fixtures/streams-group/}"; v="${kind#*/v}"; v="${v%%/*}"
+    case "$kind" in request/*) sel=$((v * 2 + 1)) ;; *) sel=$((v * 2)) ;; esac
+    { printf "\\x0$sel"; cat "$f"; } > "corpus/streams_group_describe/$(echo "$kind" | tr / _)"
+done
 # Plugin requests: version 1, application id "a", nowMs, dump flag, 1 config, 2 tasks (one stateful
 # with a source partition on rack "r"), 1 client with a rack, a tag, previous tasks and lags.
 mkdir -p corpus/plugin_request

@@ -37,7 +37,8 @@ enum Command {
     /// Join a Kafka Streams group on a real broker and lead it, taking no tasks (leader-only);
     /// prints each generation's assignment as one line of JSON.
     Lead(lead::LeadArgs),
-    /// Describe a Kafka Streams group: each member's subscription and assignment, decoded.
+    /// Describe a Kafka Streams group of either rebalance protocol: a classic group's subscriptions
+    /// and assignments decoded, a streams group's (KIP-1071) members, assignments and topology.
     Describe(lead::DescribeArgs),
     /// Print a shell completion script, e.g. `kstreams-assignor completions bash > /etc/bash_completion.d/kstreams-assignor`.
     Completions {

@@ -355,5 +355,47 @@ fn a_client_certificate_reaches_a_listener_that_requires_one() {
         ),
     );
     let (_, _, stderr) = describe_with(&mtls, &format!("nobody-{}", std::process::id()), &with);
-    assert!(!stderr.contains("TLS") && (stderr.contains("GROUP_ID_NOT_FOUND") || stderr.contains("COORDINATOR")), "{stderr}");
+    assert!(!stderr.contains("TLS") && (stderr.contains("does not exist") || stderr.contains("COORDINATOR")), "{stderr}");
+}
+
+/// `StreamsGroupDescribe` (API key 89) of a group that does not exist: the broker lists the API,
+/// answers `GROUP_ID_NOT_FOUND`, and the answer decodes and re-encodes byte for byte (those bytes
+/// are `fixtures/streams-group/broker/v<N>/group-id-not-found.bin`; `STREAMS_GROUP_CAPTURE=DIR`
+/// writes them to `DIR/v<N>/` again). `describe` then says the group does not exist, exit code 1.
+#[test]
+#[ignore = "needs a broker: compat/kafka/broker.sh start"]
+fn streams_group_describe_of_a_missing_group_on_a_real_broker() {
+    use kstreams_assignor::group::connection::find_coordinator;
+    use kstreams_assignor::group::streams_group::describe::{GROUP_ID_NOT_FOUND, StreamsDescribeError, negotiate, streams_describe};
+    use kstreams_assignor::group::streams_group::{
+        API_KEY, REQUEST_HEADER_VERSION, RESPONSE_HEADER_VERSION, StreamsGroupDescribeRequest, StreamsGroupDescribeResponse,
+    };
+    let group = "kstreams-assignor-no-such-group";
+    let timeout = Duration::from_secs(10);
+    let mut conn = Connection::connect(&bootstrap(), "real-broker-test", &Security::plaintext(), timeout).unwrap();
+    let address = find_coordinator(&mut conn, group).unwrap();
+    let mut coord = if address == conn.broker() { conn } else { conn.open(&address).unwrap() };
+    let versions = coord.broker_versions(API_KEY);
+    let version = negotiate(versions).unwrap_or_else(|| panic!("the broker lists StreamsGroupDescribe: {versions:?}"));
+    let request = StreamsGroupDescribeRequest::new(vec![group.into()]).encode(version).unwrap();
+    let body = coord.call_raw("StreamsGroupDescribe", API_KEY, version, REQUEST_HEADER_VERSION, &request, RESPONSE_HEADER_VERSION, timeout).unwrap();
+    if let Ok(dir) = std::env::var("STREAMS_GROUP_CAPTURE") {
+        let dir = std::path::Path::new(&dir).join(format!("v{version}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("group-id-not-found.bin"), &body).unwrap();
+    }
+    let response = StreamsGroupDescribeResponse::decode(&body, version).unwrap();
+    assert_eq!(response.groups.len(), 1);
+    assert_eq!((response.groups[0].group_id.as_str(), response.groups[0].error_code), (group, 69));
+    assert_eq!(response.encode(version).unwrap(), body);
+    match streams_describe(&mut coord, group, versions, timeout) {
+        Err(StreamsDescribeError::Broker { code: GROUP_ID_NOT_FOUND, .. }) => {}
+        other => panic!("expected GROUP_ID_NOT_FOUND, got {other:?}"),
+    }
+
+    let out = Command::new(BIN).args(["describe", "--bootstrap", &bootstrap(), "--group", group]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with(&format!("error: group `{group}` does not exist on ")), "{stderr}");
+    assert!(!stderr.contains("only classic groups"), "the broker has StreamsGroupDescribe: {stderr}");
 }

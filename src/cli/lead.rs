@@ -58,8 +58,9 @@ pub(crate) struct DescribeArgs {
     /// The group (`application.id`).
     #[arg(long)]
     group: String,
-    /// The topology (JSON or `describe()` text): with it, lags per task from the changelogs' end
-    /// offsets; without it, offset sums.
+    /// The topology (JSON or `describe()` text) of a classic group: with it, lags per task from
+    /// the changelogs' end offsets; without it, offset sums. A streams group's coordinator holds
+    /// its topology and lags, so it needs none.
     #[arg(long)]
     topology: Option<PathBuf>,
     /// Print JSON instead of tables.
@@ -277,19 +278,21 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
     Ok(String::new())
 }
 
-/// `describe`: each member, decoded.
+/// `describe`: a classic group's members decoded, or a streams group as `StreamsGroupDescribe`
+/// describes it.
 pub(crate) fn describe(args: DescribeArgs) -> Result<String, String> {
+    use group::streams_group::describe::{Described, describe_any};
     let topology = args.topology.as_ref().map(|p| read_topology(p, &args.group)).transpose()?;
     let security = args.net.security()?;
     let timeout = args.net.timeout.unwrap_or(super::DEFAULT_TIMEOUT);
-    let described = group::describe::describe_group(&args.bootstrap, &args.group, topology.as_ref(), &security, timeout)
-        .map_err(|e| e.to_string())?;
+    let described = describe_any(&args.bootstrap, &args.group, topology.as_ref(), &security, timeout).map_err(|e| e.to_string())?;
     let now = group::member::now_ms();
-    Ok(if args.json {
-        format!("{}\n", serde_json::to_string_pretty(&described.to_json()).expect("JSON"))
-    } else if args.verbose {
-        described.details(now)
-    } else {
-        described.table(now)
+    Ok(match described {
+        Described::Classic(g) if args.json => format!("{}\n", serde_json::to_string_pretty(&g.to_json()).expect("JSON")),
+        Described::Classic(g) if args.verbose => g.details(now),
+        Described::Classic(g) => g.table(now),
+        Described::Streams(g) if args.json => format!("{}\n", serde_json::to_string_pretty(&g.to_json()).expect("JSON")),
+        Described::Streams(g) if args.verbose => g.details(),
+        Described::Streams(g) => g.table(),
     })
 }

@@ -88,6 +88,7 @@ calls! {
     OffsetFetchRequest => OffsetFetchResponse, OffsetFetch, OFFSET_FETCH;
     SaslHandshakeRequest => SaslHandshakeResponse, SaslHandshake, SASL_HANDSHAKE;
     SaslAuthenticateRequest => SaslAuthenticateResponse, SaslAuthenticate, SASL_AUTHENTICATE;
+    ListGroupsRequest => ListGroupsResponse, ListGroups, LIST_GROUPS;
 }
 
 /// One open connection to a broker.
@@ -312,6 +313,59 @@ impl Connection {
             return Err(unsupported(format!("{min}..={max}")));
         }
         Ok(v)
+    }
+
+    /// The broker's version range of `api_key` (from `ApiVersions`), `None` when it does not
+    /// list the API.
+    pub fn broker_versions(&self, api_key: i16) -> Option<(i16, i16)> {
+        self.broker_versions.get(&api_key).copied()
+    }
+
+    /// Sends a request whose body this crate encodes itself (an API the `kafka-protocol` crate
+    /// does not know, `name` in errors): `body` of `api_key` at `version` under a request header
+    /// of `header_version`, and returns the response body after its header of
+    /// `response_header_version` (v1: with tagged fields, skipped), by one deadline `timeout`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn call_raw(
+        &mut self,
+        name: &str,
+        api_key: i16,
+        version: i16,
+        header_version: i16,
+        body: &[u8],
+        response_header_version: i16,
+        timeout: Duration,
+    ) -> Result<Vec<u8>, ConnectionError> {
+        let invalid = |broker: &str, reason: String| ConnectionError::Io { broker: broker.to_owned(), during: name.to_owned(), reason };
+        let io = |broker: &str, e: std::io::Error| match tls_reason(&e, host(broker)) {
+            Some(reason) => ConnectionError::Tls { broker: broker.to_owned(), reason },
+            None => ConnectionError::from_io(broker, name, timeout, e),
+        };
+        self.correlation_id = self.correlation_id.wrapping_add(1);
+        let header = RequestHeader::default()
+            .with_request_api_key(api_key)
+            .with_request_api_version(version)
+            .with_correlation_id(self.correlation_id)
+            .with_client_id(Some(StrBytes::from_string(self.client_id.clone())));
+        let mut frame = BytesMut::new();
+        frame.extend_from_slice(&[0; 4]);
+        header.encode(&mut frame, header_version).map_err(|e| invalid(&self.broker, format!("request header: {e}")))?;
+        frame.extend_from_slice(body);
+        let size = i32::try_from(frame.len() - 4).map_err(|_| invalid(&self.broker, "request too large".into()))?;
+        frame[..4].copy_from_slice(&size.to_be_bytes());
+        self.stream.set_deadline(deadline(timeout));
+        self.stream.write_all(&frame).and_then(|()| self.stream.flush()).map_err(|e| io(&self.broker, e))?;
+        let response = read_frame(&mut self.stream).map_err(|e| match e {
+            FrameError::Io(e) => io(&self.broker, e),
+            FrameError::Size(size) => invalid(&self.broker, format!("a frame of {size} bytes (accepted: 0 to {MAX_FRAME_BYTES})")),
+        })?;
+        let mut buf = Bytes::from(response);
+        let got = ResponseHeader::decode(&mut buf, response_header_version)
+            .map_err(|e| invalid(&self.broker, format!("response header: {e}")))?;
+        if got.correlation_id != self.correlation_id {
+            return Err(invalid(&self.broker, format!("correlation id {}, expected {}", got.correlation_id, self.correlation_id)));
+        }
+        Ok(buf.to_vec())
     }
 
     /// Sends `request` at the negotiated version and reads its response.

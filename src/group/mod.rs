@@ -15,6 +15,7 @@ pub mod member;
 pub mod member_config;
 pub mod member_events;
 pub mod net;
+pub mod streams_group;
 
 pub use hook::{Followup, OnAssignmentError, PartitionAssignorHook, ReceivedAssignment, StreamsMember};
 pub use member::GroupMember;

@@ -14,6 +14,10 @@ pub enum MessageKind {
     SubscriptionEnvelope,
     /// The consumer protocol's `ConsumerProtocolAssignment` envelope.
     AssignmentEnvelope,
+    /// Kafka's `StreamsGroupDescribeRequest` (API key 89).
+    StreamsGroupDescribeRequest,
+    /// Kafka's `StreamsGroupDescribeResponse` (API key 89).
+    StreamsGroupDescribeResponse,
 }
 
 impl fmt::Display for MessageKind {
@@ -23,6 +27,8 @@ impl fmt::Display for MessageKind {
             Self::AssignmentInfo => "AssignmentInfo",
             Self::SubscriptionEnvelope => "ConsumerProtocolSubscription",
             Self::AssignmentEnvelope => "ConsumerProtocolAssignment",
+            Self::StreamsGroupDescribeRequest => "StreamsGroupDescribeRequest",
+            Self::StreamsGroupDescribeResponse => "StreamsGroupDescribeResponse",
         })
     }
 }
@@ -106,6 +112,24 @@ pub enum DecodeErrorKind {
         version: i32,
         /// The latest supported version (-1 = unknown).
         latest_supported: i32,
+    },
+    /// An unsigned varint longer than five bytes (Java: "Varint is too long").
+    #[error("varint longer than 5 bytes")]
+    MalformedVarint,
+    /// A string length above what Kafka's generated messages accept (Java: "string field … had
+    /// invalid length").
+    #[error("string of {len} bytes; the limit is {max}")]
+    StringTooLong {
+        /// The length read.
+        len: usize,
+        /// The largest length accepted.
+        max: usize,
+    },
+    /// Bytes after the end of a message that must use every byte (a broker response).
+    #[error("{len} byte(s) after the end of the message")]
+    TrailingBytes {
+        /// How many.
+        len: usize,
     },
     /// Bytes that Java's `DataInputStream.readUTF` rejects.
     #[error("malformed modified UTF-8 at byte {at} of the string: {reason}")]
@@ -216,8 +240,8 @@ pub enum Lenience {
         /// Offset of the string's length prefix.
         offset: usize,
     },
-    /// Invalid UTF-8 in an envelope string; Java decodes it with U+FFFD replacement, and so does
-    /// this codec, so re-encoding writes the replaced text.
+    /// Invalid UTF-8 in an envelope string or a `StreamsGroupDescribe` string; Java decodes it
+    /// with U+FFFD replacement, and so does this codec, so re-encoding writes the replaced text.
     ReplacedInvalidUtf8 {
         /// The field.
         field: &'static str,

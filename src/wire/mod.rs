@@ -18,7 +18,7 @@
 //! report), encode and JSON view ([`json`]) for callers that take whichever kind they are given.
 
 mod assignment_parts;
-mod codec;
+pub(crate) mod codec;
 mod error;
 mod java_string;
 pub mod inspect;

@@ -21,7 +21,7 @@ use crate::wire::inspect::{self, Kind};
 pub const WIDTH: usize = 100;
 
 /// Where the values of a member's labelled lines start.
-const LABEL: usize = 30;
+pub(crate) const LABEL: usize = 30;
 
 /// An epoch time in ms as an ISO 8601 UTC timestamp, to the millisecond.
 ///
@@ -89,7 +89,7 @@ fn bytes_text(n: usize) -> String {
 }
 
 /// `text` cut to `width` characters, with `…` when cut.
-fn fit(text: &str, width: usize) -> String {
+pub(crate) fn fit(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
         return text.to_owned();
     }
@@ -100,7 +100,7 @@ fn fit(text: &str, width: usize) -> String {
 
 /// `label` padded to the value column, then `items` separated by `sep`, wrapped to [`WIDTH`]
 /// with continuation lines indented to the value column.
-fn wrapped(out: &mut String, label: &str, items: &[String], sep: &str) {
+pub(crate) fn wrapped(out: &mut String, label: &str, items: &[String], sep: &str) {
     let mut line = format!("  {label:<w$}", w = LABEL - 2);
     if line.chars().count() > LABEL {
         line.push(' ');

@@ -30,6 +30,8 @@ pub const OFFSET_FETCH: Message = Message { body: &OFFSET_FETCH_RESPONSE, min_ve
 pub const SASL_HANDSHAKE: Message = Message { body: &SASL_HANDSHAKE_RESPONSE, min_version: 0, max_version: 1, flexible: i16::MAX };
 /// `SaslAuthenticateResponse`.
 pub const SASL_AUTHENTICATE: Message = Message { body: &SASL_AUTHENTICATE_RESPONSE, min_version: 0, max_version: 2, flexible: 2 };
+/// `ListGroupsResponse`.
+pub const LIST_GROUPS: Message = Message { body: &LIST_GROUPS_RESPONSE, min_version: 0, max_version: 5, flexible: 3 };
 
 
 const API_VERSIONS_RESPONSE: Layout = Layout {
@@ -286,6 +288,27 @@ const LIST_OFFSETS_PARTITION_RESPONSE: Layout = Layout {
         f("Timestamp", 1, 10, I64),
         f("Offset", 1, 10, I64),
         f("LeaderEpoch", 4, 10, I32),
+    ],
+    tags: &[],
+};
+
+const LIST_GROUPS_RESPONSE: Layout = Layout {
+    name: "ListGroupsResponse",
+    fields: &[
+        f("ThrottleTimeMs", 1, 5, I32),
+        f("ErrorCode", 0, 5, I16),
+        f("Groups", 0, 5, Structs(&LISTED_GROUP)),
+    ],
+    tags: &[],
+};
+
+const LISTED_GROUP: Layout = Layout {
+    name: "ListedGroup",
+    fields: &[
+        f("GroupId", 0, 5, Str),
+        f("ProtocolType", 0, 5, Str),
+        f("GroupState", 4, 5, Str),
+        f("GroupType", 5, 5, Str),
     ],
     tags: &[],
 };
