@@ -52,6 +52,8 @@ import sys
 import time
 from pathlib import Path
 
+from common import fmt, held, json_lines, run, tail
+
 ROOT = Path(__file__).resolve().parents[2]
 BASE = Path(os.environ.get("E2E_WORK", ROOT / "compat/e2e/target/plugin"))
 BOOTSTRAP = "127.0.0.1:" + os.environ.get("KAFKA_PORT", "19292")
@@ -99,13 +101,6 @@ def log(text):
     stamp = time.time() - T0
     events.append((stamp, text))
     print(f"[{RUN} {stamp:6.1f}s] {text}", flush=True)
-
-
-def tail(path, n):
-    try:
-        return "".join(Path(path).read_text(errors="replace").splitlines(keepends=True)[-n:])
-    except OSError as e:
-        return f"({e})\n"
 
 
 def fail(message):
@@ -185,27 +180,6 @@ def java(*args):
             "-Dorg.slf4j.simpleLogger.showDateTime=true",
             "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd HH:mm:ss.SSS",
             "-cp", classpath(), "io.kstreamsassignor.e2e.Main", *args]
-
-
-def run(argv, timeout):
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
-    return result.returncode, result.stdout, result.stderr
-
-
-def json_lines(path):
-    rows = []
-    try:
-        text = Path(path).read_text(errors="replace")
-    except OSError:
-        return rows
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                pass
-    return rows
 
 
 def wait_for(description, predicate, timeout):
@@ -345,14 +319,6 @@ def leader_lines(since=0):
     for name in INSTANCES:
         rows += [(t, name, line) for t, line in stamped_lines(name, leader_pattern()) if t >= since]
     return sorted(rows)
-
-
-def fmt(tasks):
-    return ",".join(sorted(tasks)) or "-"
-
-
-def held(states, name, kind):
-    return set(states.get(name, {}).get(kind, []))
 
 
 def scenario():

@@ -28,6 +28,8 @@ import sys
 import time
 from pathlib import Path
 
+from common import fmt, held, json_lines, run, tail
+
 ROOT = Path(__file__).resolve().parents[2]
 WORK = Path(os.environ.get("E2E_WORK", ROOT / "compat/e2e/target/run"))
 BOOTSTRAP = "127.0.0.1:" + os.environ.get("KAFKA_PORT", "19092")
@@ -61,13 +63,6 @@ def log(text):
     stamp = time.time() - T0
     events.append((stamp, text))
     print(f"[{stamp:7.1f}s] {text}", flush=True)
-
-
-def tail(path, n):
-    try:
-        return "".join(Path(path).read_text(errors="replace").splitlines(keepends=True)[-n:])
-    except OSError as e:
-        return f"({e})\n"
 
 
 def fail(message):
@@ -121,27 +116,6 @@ def java(*args):
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
             "-Dorg.slf4j.simpleLogger.showDateTime=true",
             "-cp", str(JAR), "io.kstreamsassignor.e2e.Main", *args]
-
-
-def run(argv, timeout):
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
-    return result.returncode, result.stdout, result.stderr
-
-
-def json_lines(path):
-    rows = []
-    try:
-        text = Path(path).read_text(errors="replace")
-    except OSError:
-        return rows
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                pass
-    return rows
 
 
 def wait_for(description, predicate, timeout):
@@ -217,10 +191,6 @@ def start_leader(name="leader"):
     start(name, [str(BIN), "lead", "--bootstrap", BOOTSTRAP, "--group", APP,
                  "--topology", str(WORK / "topology.txt"),
                  *[a for kv in LEADER_CONFIGS for a in ("--config", kv)]])
-
-
-def held(states, name, kind):
-    return set(states.get(name, {}).get(kind, []))
 
 
 def main():
@@ -347,10 +317,6 @@ def process_names():
         if info.get("processId"):
             names[info["processId"]] = endpoint.split(".")[0] if endpoint else "ours"
     return names
-
-
-def fmt(tasks):
-    return ",".join(sorted(tasks)) or "-"
 
 
 def report():
