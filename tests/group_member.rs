@@ -14,7 +14,7 @@ use kafka_protocol::messages::create_topics_response::CreatableTopicResult;
 use kafka_protocol::messages::find_coordinator_response::Coordinator;
 use kafka_protocol::messages::join_group_response::JoinGroupResponseMember;
 use kafka_protocol::messages::list_offsets_response::{ListOffsetsPartitionResponse, ListOffsetsTopicResponse};
-use kafka_protocol::messages::metadata_response::{MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic};
+use kafka_protocol::messages::metadata_response::MetadataResponseBroker;
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::{Decodable, Message, StrBytes, decode_request_header_from_buffer};
 use kstreams_assignor::group::net::client_config::Security;
@@ -23,7 +23,7 @@ use kstreams_assignor::group::{GroupMember, MemberConfig, MemberEvent, Partition
 use kstreams_assignor::leader::{self, ChangelogEndOffsets, ClusterMetadata, JoinMember, LeaderInput, Tasks, Topology};
 mod support;
 
-use support::{api_versions, frame, group_apis};
+use support::{api_versions, frame, group_apis, metadata_topic};
 
 /// Every API the member uses, CreateTopics included.
 fn all_versions() -> ApiVersionsResponse {
@@ -208,19 +208,7 @@ fn handle(script: &Mutex<Script>, key: ApiKey, v: i16, id: i32, buf: &mut Bytes)
                     let name = t.name.unwrap().0.to_string();
                     let count = TOPICS.iter().find(|(n, _)| *n == name).map(|(_, c)| *c);
                     let exists = name == "text-lines" || sc.internal_topics_exist;
-                    match count.filter(|_| exists) {
-                        Some(c) => MetadataResponseTopic::default().with_name(Some(TopicName(s(&name)))).with_partitions(
-                            (0..c)
-                                .map(|p| {
-                                    MetadataResponsePartition::default()
-                                        .with_partition_index(p)
-                                        .with_leader_id(BrokerId(0))
-                                        .with_replica_nodes(vec![BrokerId(0)])
-                                })
-                                .collect(),
-                        ),
-                        None => MetadataResponseTopic::default().with_name(Some(TopicName(s(&name)))).with_error_code(3),
-                    }
+                    metadata_topic(&name, count.filter(|_| exists))
                 })
                 .collect();
             let broker = MetadataResponseBroker::default().with_node_id(BrokerId(0)).with_host(s("127.0.0.1")).with_port(sc.port);

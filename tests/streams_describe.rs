@@ -9,13 +9,16 @@ use std::net::TcpListener;
 use std::process::{Command, Output};
 use std::sync::Arc;
 
-use bytes::BytesMut;
+mod support;
+
+use support::frame;
+
 use kafka_protocol::messages::api_versions_response::ApiVersion;
 use kafka_protocol::messages::describe_groups_response::DescribedGroup as ClassicGroup;
 use kafka_protocol::messages::find_coordinator_response::Coordinator;
 use kafka_protocol::messages::list_groups_response::ListedGroup;
 use kafka_protocol::messages::*;
-use kafka_protocol::protocol::{Encodable, HeaderVersion, Message, StrBytes};
+use kafka_protocol::protocol::{Message, StrBytes};
 use kstreams_assignor::group::connection::read_frame;
 use kstreams_assignor::group::streams_group::{
     Assignment, DescribedGroup, Endpoint, KeyValue, Member, StreamsGroupDescribeResponse, Subtopology, TaskIds, TaskOffset,
@@ -42,15 +45,6 @@ struct Script {
     streams_group: Option<DescribedGroup>,
     /// The DescribeGroups answer's state.
     classic_state: &'static str,
-}
-
-fn frame<R: Encodable + HeaderVersion>(response: &R, version: i16, correlation_id: i32) -> Vec<u8> {
-    let mut buf = BytesMut::new();
-    ResponseHeader::default().with_correlation_id(correlation_id).encode(&mut buf, R::header_version(version)).unwrap();
-    response.encode(&mut buf, version).unwrap();
-    let mut out = i32::try_from(buf.len()).unwrap().to_be_bytes().to_vec();
-    out.extend_from_slice(&buf);
-    out
 }
 
 fn answer(script: &Script, port: u16, key: i16, v: i16, id: i32) -> Vec<u8> {

@@ -11,12 +11,12 @@ use kafka_protocol::messages::describe_groups_response::{DescribedGroup, Describ
 use kafka_protocol::messages::find_coordinator_response::Coordinator;
 use kafka_protocol::messages::join_group_response::JoinGroupResponseMember;
 use kafka_protocol::messages::list_offsets_response::{ListOffsetsPartitionResponse, ListOffsetsTopicResponse};
-use kafka_protocol::messages::metadata_response::{MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic};
+use kafka_protocol::messages::metadata_response::MetadataResponseBroker;
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::{Decodable, StrBytes, decode_request_header_from_buffer};
 use kstreams_assignor::group::connection::read_frame;
 
-use crate::support::{api_versions, group_apis};
+use crate::support::{api_versions, group_apis, metadata_topic};
 
 pub(crate) fn s(x: &str) -> StrBytes {
     StrBytes::from_string(x.to_owned())
@@ -124,19 +124,7 @@ pub(crate) fn metadata(port: u16, topics: &BTreeMap<String, i32>, v: i16, id: i3
         .into_iter()
         .map(|t| {
             let name = t.name.unwrap().0.to_string();
-            match topics.get(&name) {
-                Some(&n) => MetadataResponseTopic::default().with_name(Some(TopicName(s(&name)))).with_partitions(
-                    (0..n)
-                        .map(|p| {
-                            MetadataResponsePartition::default()
-                                .with_partition_index(p)
-                                .with_leader_id(BrokerId(0))
-                                .with_replica_nodes(vec![BrokerId(0)])
-                        })
-                        .collect(),
-                ),
-                None => MetadataResponseTopic::default().with_name(Some(TopicName(s(&name)))).with_error_code(3),
-            }
+            metadata_topic(&name, topics.get(&name).copied())
         })
         .collect();
     let broker = MetadataResponseBroker::default().with_node_id(BrokerId(0)).with_host(s("127.0.0.1")).with_port(port.into());

@@ -5,8 +5,9 @@
 
 use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::api_versions_response::ApiVersion;
+use kafka_protocol::messages::metadata_response::{MetadataResponsePartition, MetadataResponseTopic};
 use kafka_protocol::messages::*;
-use kafka_protocol::protocol::{Encodable, HeaderVersion, Message, VersionRange, decode_request_header_from_buffer};
+use kafka_protocol::protocol::{Encodable, HeaderVersion, Message, StrBytes, VersionRange, decode_request_header_from_buffer};
 
 /// A response frame: size, header, body.
 pub(crate) fn frame<R: Encodable + HeaderVersion>(response: &R, version: i16, correlation_id: i32) -> Vec<u8> {
@@ -46,4 +47,18 @@ pub(crate) fn group_apis() -> Vec<(ApiKey, VersionRange)> {
         (ApiKey::ListOffsets, ListOffsetsRequest::VERSIONS),
         (ApiKey::DescribeGroups, DescribeGroupsRequest::VERSIONS),
     ]
+}
+
+/// A Metadata answer's topic: `partitions` partitions led by broker 0, or, without a count,
+/// UNKNOWN_TOPIC_OR_PARTITION.
+pub(crate) fn metadata_topic(name: &str, partitions: Option<i32>) -> MetadataResponseTopic {
+    let topic = MetadataResponseTopic::default().with_name(Some(TopicName(StrBytes::from_string(name.to_owned()))));
+    match partitions {
+        Some(n) => topic.with_partitions(
+            (0..n)
+                .map(|p| MetadataResponsePartition::default().with_partition_index(p).with_leader_id(BrokerId(0)).with_replica_nodes(vec![BrokerId(0)]))
+                .collect(),
+        ),
+        None => topic.with_error_code(3),
+    }
 }
