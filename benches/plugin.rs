@@ -13,7 +13,7 @@ fn crossing(c: &mut Criterion) {
     let s = testdata::steady_state(1, 1_000, 4, 10_000, 1);
     let request = Request { application_id: "bench".into(), now_ms: 1_000_000, configs: vec![("num.standby.replicas".into(), "1".into())], ..request_for(&s.input, 1_000_000) };
     let bytes = request.encode();
-    let session = Session::new();
+    let mut session = Session::new();
     let prepared = session.prepare(&request).unwrap();
     let json = serde_json::to_string(&prepared.input).unwrap();
     let assignment = prepared.run().unwrap();
@@ -30,7 +30,7 @@ fn crossing(c: &mut Criterion) {
         b.iter(|| {
             let prepared = Session::new().prepare(&request).unwrap();
             let mut session = Session::new();
-            session.finish(prepared, std::hint::black_box(&assignment), 0).unwrap().encode()
+            session.finish(prepared, std::hint::black_box(assignment.clone()), 0).unwrap().encode()
         })
     });
     group.bench_function(format!("engine/{shape}"), |b| b.iter(|| prepared.run().unwrap()));

@@ -39,7 +39,7 @@ pub fn assign_bytes(request: &[u8]) -> Result<Vec<u8>, String> {
     let started = Instant::now();
     let assignment = prepared.run().map_err(|e| e.to_string())?;
     let nanos = i64::try_from(started.elapsed().as_nanos()).unwrap_or(i64::MAX);
-    let response = session.finish(prepared, &assignment, nanos).map_err(|e| e.to_string())?;
+    let response = session.finish(prepared, assignment, nanos).map_err(|e| e.to_string())?;
     Ok(response.encode())
 }
 

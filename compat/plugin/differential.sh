@@ -15,7 +15,8 @@
 #   compat/plugin/differential.sh --boundary [--warmups N] [--kafka VERSION]
 #       The boundary cost: one state of 1,000 clients (4 threads each) and 10,000 tasks with
 #       1 standby; times RequestWriter + native call + ResponseReader against the engine time
-#       the response reports, median of 5 runs after a warm-up.
+#       the response reports, median of 9 runs after the warm-ups (one application rebalancing
+#       a minute apart, so the engine recalls the previous rebalance as in production).
 #
 # KSTREAMS_ASSIGNOR_CLI and KSTREAMS_ASSIGNOR_JNI name a prebuilt CLI and native library
 # instead of the ones built here (the library then is loaded by path, not from the jar).

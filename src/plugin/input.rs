@@ -22,16 +22,21 @@ pub(super) fn engine_input(request: &Request, previous: Option<PreviousRebalance
     let configs = AssignmentConfigs::default()
         .with_overrides(request.configs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .map_err(PluginError::Config)?;
-    // Every task of the request by id: whether it is stateful and its place among those of its kind.
-    let mut index: FxHashMap<&TaskId, Slot> = FxHashMap::with_capacity_and_hasher(request.tasks.len(), Default::default());
+    // Every task of the request by id: whether it is stateful and its place among those of its
+    // kind. Keyed by value (KIP-924 has no named topologies), so a lookup reads no task record.
+    let mut index: FxHashMap<(i32, i32), Slot> = FxHashMap::with_capacity_and_hasher(request.tasks.len(), Default::default());
+    let key = |task: &TaskId| (task.subtopology, task.partition);
     let (mut stateful, mut stateless) = (Vec::new(), Vec::new());
     let mut task_partitions = BTreeMap::new();
     for task in &request.tasks {
+        if let Some(topology) = &task.id.topology {
+            return Err(PluginError::Invalid(format!("task {} belongs to the named topology '{topology}'; named topologies are not supported", task.id)));
+        }
         let slot = match task.stateful {
             true => Slot::Stateful(stateful.len()),
             false => Slot::Stateless,
         };
-        if index.insert(&task.id, slot).is_some() {
+        if index.insert(key(&task.id), slot).is_some() {
             return Err(PluginError::Input(InputError::DuplicateTask(task.id.clone())));
         }
         match task.stateful {
@@ -47,7 +52,7 @@ pub(super) fn engine_input(request: &Request, previous: Option<PreviousRebalance
             task_partitions.insert(task.id.clone(), parts);
         }
     }
-    let stateful_slot = |task: &TaskId| match index.get(task) {
+    let stateful_slot = |task: &TaskId| match task.topology.is_none().then(|| index.get(&key(task))).flatten() {
         Some(Slot::Stateful(k)) => Some(*k),
         _ => None,
     };
@@ -81,7 +86,7 @@ pub(super) fn engine_input(request: &Request, previous: Option<PreviousRebalance
     for (client, lags) in request.clients.iter().zip(&lags_of) {
         let capacity = u32::try_from(client.threads)
             .map_err(|_| PluginError::Invalid(format!("client {} has {} stream threads", client.process_id, client.threads)))?;
-        let owned: BTreeSet<TaskId> = client.previous_active.iter().filter(|t| index.contains_key(t)).cloned().collect();
+        let owned: BTreeSet<TaskId> = client.previous_active.iter().filter(|t| t.topology.is_none() && index.contains_key(&key(t))).cloned().collect();
         let mut sums = Vec::with_capacity(client.previous_active.len() + client.previous_standby.len());
         for task in client.previous_active.iter().chain(&client.previous_standby) {
             let Some(k) = stateful_slot(task) else { continue };

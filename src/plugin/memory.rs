@@ -49,7 +49,11 @@ impl Memory {
     /// the group. Its observations stay true whoever led in between: a rate is a difference of
     /// two observations over the time between them (and the engine skips a task whose offset went
     /// down, as when a client lost its state).
-    pub(super) fn recall(&self, application: &str, now_ms: i64, input: &AssignmentInput) -> (Option<PreviousRebalance>, Recall) {
+    ///
+    /// A snapshot used is taken out of the memory, not copied (this rebalance's replaces it when
+    /// the rebalance is [remembered](Self::remember)): a rebalance that fails after this starts
+    /// the next one fresh.
+    pub(super) fn recall(&mut self, application: &str, now_ms: i64, input: &AssignmentInput) -> (Option<PreviousRebalance>, Recall) {
         let Some(snap) = self.snapshots.get(application) else { return (None, Recall::Fresh("no earlier rebalance led here")) };
         let elapsed_ms = now_ms.saturating_sub(snap.at_ms);
         let max_age = input.configs.probing_rebalance_interval_ms.saturating_mul(MAX_AGE_IN_PROBING_INTERVALS);
@@ -62,11 +66,8 @@ impl Memory {
         if !input.clients.iter().any(|c| snap.offset_sums.contains_key(&c.process_id)) {
             return (None, Recall::Fresh("no client of the last rebalance led here is left"));
         }
-        let previous = PreviousRebalance {
-            elapsed_ms,
-            changelog_end_offset_sums: snap.end_offset_sums.clone(),
-            task_offset_sums: snap.offset_sums.clone(),
-        };
+        let snap = self.snapshots.remove(application).expect("looked up above");
+        let previous = PreviousRebalance { elapsed_ms, changelog_end_offset_sums: snap.end_offset_sums, task_offset_sums: snap.offset_sums };
         (Some(previous), Recall::Used { elapsed_ms })
     }
 

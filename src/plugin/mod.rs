@@ -105,7 +105,8 @@ impl Session {
     }
 
     /// Builds the engine input of a request, with the previous rebalance when it may be used.
-    pub fn prepare(&self, request: &Request) -> Result<Prepared, PluginError> {
+    /// The previous rebalance's snapshot, when used, moves from the memory into the input.
+    pub fn prepare(&mut self, request: &Request) -> Result<Prepared, PluginError> {
         let mut input = input::engine_input(request, None)?;
         let (previous, recall) = self.memory.recall(&request.application_id, request.now_ms, &input);
         input.previous_rebalance = previous;
@@ -114,17 +115,17 @@ impl Session {
 
     /// Remembers this rebalance and builds the response; `engine_nanos` is the time the caller
     /// measured around [`Prepared::run`] (0 if it did not).
-    pub fn finish(&mut self, prepared: Prepared, assignment: &Assignment, engine_nanos: i64) -> Result<Response, PluginError> {
-        let followup = followup(assignment, prepared.now_ms);
-        let summary = summary(&prepared, assignment, followup.as_ref());
+    pub fn finish(&mut self, prepared: Prepared, assignment: Assignment, engine_nanos: i64) -> Result<Response, PluginError> {
+        let followup = followup(&assignment, prepared.now_ms);
+        let summary = summary(&prepared, &assignment, followup.as_ref());
         let dump = match prepared.dump {
             false => None,
             true => Some(serde_json::to_string_pretty(&prepared.input).map_err(|e| PluginError::Invalid(format!("cannot write the dump: {e}")))?),
         };
         let clients = assignment
             .clients
-            .iter()
-            .map(|c| ClientTasks { process_id: c.process_id, active: c.active_tasks.clone(), standby: c.standby_tasks.clone() })
+            .into_iter()
+            .map(|c| ClientTasks { process_id: c.process_id, active: c.active_tasks, standby: c.standby_tasks })
             .collect();
         self.memory.remember(&prepared.application_id, prepared.now_ms, prepared.input);
         Ok(Response { clients, followup, summary, dump, engine_nanos })
@@ -134,7 +135,7 @@ impl Session {
     pub fn assign(&mut self, request: &Request) -> Result<Response, PluginError> {
         let prepared = self.prepare(request)?;
         let assignment = prepared.run()?;
-        self.finish(prepared, &assignment, 0)
+        self.finish(prepared, assignment, 0)
     }
 }
 

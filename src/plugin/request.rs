@@ -116,6 +116,14 @@ impl ClientRecord {
     }
 }
 
+fn be_i32(b: &[u8]) -> i32 {
+    i32::from_be_bytes(b.try_into().expect("4 bytes"))
+}
+
+fn be_i64(b: &[u8]) -> i64 {
+    i64::from_be_bytes(b.try_into().expect("8 bytes"))
+}
+
 /// Bounded reads: every read checks the bytes left, every count is checked against them before
 /// anything is allocated.
 struct Reader<'a> {
@@ -190,9 +198,17 @@ impl<'a> Reader<'a> {
         Ok(TaskId::new(self.i32(field)?, self.i32(field)?))
     }
 
+    /// A list of tasks, read in one bounds check.
     fn tasks(&mut self, field: &'static str) -> Result<Vec<TaskId>, PluginError> {
         let n = self.count(field, 8)?;
-        (0..n).map(|_| self.task(field)).collect()
+        Ok(self.take(n * 8, field)?.chunks_exact(8).map(|b| TaskId::new(be_i32(&b[..4]), be_i32(&b[4..]))).collect())
+    }
+
+    /// A list of (task, lag) pairs, read in one bounds check; `-1` is `None`.
+    fn lags(&mut self, field: &'static str) -> Result<Option<Vec<(TaskId, i64)>>, PluginError> {
+        let Some(n) = self.count_or_null(field, 16, true)? else { return Ok(None) };
+        let bytes = self.take(n * 16, field)?;
+        Ok(Some(bytes.chunks_exact(16).map(|b| (TaskId::new(be_i32(&b[..4]), be_i32(&b[4..8])), be_i64(&b[8..]))).collect()))
     }
 
     fn pairs(&mut self, field: &'static str) -> Result<Vec<(String, String)>, PluginError> {
@@ -263,10 +279,7 @@ impl Request {
             let client_tags = r.pairs("clientTags")?;
             let previous_active = r.tasks("previousActiveTasks")?;
             let previous_standby = r.tasks("previousStandbyTasks")?;
-            let lags = match r.count_or_null("lags", 16, true)? {
-                None => None,
-                Some(n) => Some((0..n).map(|_| Ok((r.task("lags")?, r.i64("lags")?))).collect::<Result<_, PluginError>>()?),
-            };
+            let lags = r.lags("lags")?;
             clients.push(ClientRecord { process_id, threads, rack_id, client_tags, previous_active, previous_standby, lags });
         }
         if r.pos != bytes.len() {

@@ -126,23 +126,31 @@ fn the_dump_replays_to_the_same_assignment() {
 fn memory_is_used_by_the_next_rebalance_of_the_same_application_only() {
     let mut rng = Rng::new(5);
     let world = world(&mut rng);
-    let mut session = Session::new();
-    let first = session.assign(&request_of(&world, 1_000_000)).unwrap();
-    assert!(first.summary.contains("restore rates unknown (no earlier rebalance led here)"), "{}", first.summary);
+    let led_once = || {
+        let mut session = Session::new();
+        let first = session.assign(&request_of(&world, 1_000_000)).unwrap();
+        assert!(first.summary.contains("restore rates unknown (no earlier rebalance led here)"), "{}", first.summary);
+        session
+    };
 
+    let mut session = led_once();
     let later = session.prepare(&request_of(&world, 1_060_000)).unwrap();
     let previous = later.input.previous_rebalance.as_ref().expect("the snapshot is used");
     assert_eq!(previous.elapsed_ms, 60_000);
     assert_eq!(previous.task_offset_sums.len(), world.clients.len());
+    // Taken, not copied: a rebalance that fails after this (no `finish`) makes the next one fresh.
+    assert!(session.prepare(&request_of(&world, 1_120_000)).unwrap().input.previous_rebalance.is_none());
 
     let mut other = request_of(&world, 1_060_000);
     other.application_id = "another-app".into();
-    assert!(session.prepare(&other).unwrap().input.previous_rebalance.is_none());
+    assert!(led_once().prepare(&other).unwrap().input.previous_rebalance.is_none());
     // Three probing intervals (default 10 minutes) later, or with the clock gone back: fresh.
-    assert!(session.prepare(&request_of(&world, 1_000_000 + 1_800_001)).unwrap().input.previous_rebalance.is_none());
-    assert!(session.prepare(&request_of(&world, 999_000)).unwrap().input.previous_rebalance.is_none());
+    assert!(led_once().prepare(&request_of(&world, 1_000_000 + 1_800_001)).unwrap().input.previous_rebalance.is_none());
+    assert!(led_once().prepare(&request_of(&world, 999_000)).unwrap().input.previous_rebalance.is_none());
     // A process that never led (a new leader) starts fresh.
     assert!(Session::new().prepare(&request_of(&world, 1_060_000)).unwrap().input.previous_rebalance.is_none());
+    // Within the window, with a client left, the same application's next rebalance uses it.
+    assert!(led_once().prepare(&request_of(&world, 1_000_000 + 1_800_000)).unwrap().input.previous_rebalance.is_some());
 }
 
 #[test]
@@ -185,6 +193,13 @@ fn bad_values_are_refused_with_plain_messages() {
     let mut request = request_of(&world, 1);
     request.tasks.push(request.tasks[0].clone());
     assert!(matches!(Session::new().assign(&request), Err(PluginError::Input(InputError::DuplicateTask(_)))));
+    // KIP-924 has no named topologies (the host refuses them too): a task of one is not taken for
+    // the unnamed task with the same numbers.
+    let mut request = request_of(&world, 1);
+    let task = request.tasks[0].id.clone();
+    request.tasks[0].id = TaskId::named("orders", task.subtopology, task.partition);
+    let err = Session::new().assign(&request).unwrap_err();
+    assert!(err.to_string().contains("named topology 'orders'; named topologies are not supported"), "{err}");
 }
 
 #[test]

@@ -4,9 +4,10 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.AbstractSet;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,11 +97,19 @@ public final class ResponseReader {
         for (int i = 0; i < clientCount; i++) {
             final int at = in.position();
             final ProcessId processId = in.processId("clients[" + i + "].processId");
-            final Set<AssignedTask> tasks = new HashSet<>();
-            final Map<Long, AssignedTask.Type> seen = new HashMap<>();
-            readTasks(in, "clients[" + i + "].active", AssignedTask.Type.ACTIVE, tasks, seen);
-            readTasks(in, "clients[" + i + "].standby", AssignedTask.Type.STANDBY, tasks, seen);
-            if (clients.put(processId, KafkaStreamsAssignment.of(processId, tasks)) != null) {
+            final int activeAt = in.position();
+            final long[] active = readKeys(in, "active", i);
+            final int standbyAt = in.position();
+            final long[] standby = readKeys(in, "standby", i);
+            refuseRepeats(i, active, activeAt, standby, standbyAt);
+            final AssignedTask[] tasks = new AssignedTask[active.length + standby.length];
+            for (int k = 0; k < active.length; k++) {
+                tasks[k] = new AssignedTask(taskId(active[k]), AssignedTask.Type.ACTIVE);
+            }
+            for (int k = 0; k < standby.length; k++) {
+                tasks[active.length + k] = new AssignedTask(taskId(standby[k]), AssignedTask.Type.STANDBY);
+            }
+            if (clients.put(processId, KafkaStreamsAssignment.of(processId, new DistinctTasks(tasks))) != null) {
                 throw new IllegalArgumentException("response: client " + processId + " at byte " + at + " is listed twice");
             }
         }
@@ -131,27 +140,77 @@ public final class ResponseReader {
             summary, dump, engineNanos);
     }
 
-    private static void readTasks(final Cursor in, final String field, final AssignedTask.Type type,
-                                  final Set<AssignedTask> into, final Map<Long, AssignedTask.Type> seen) {
-        final int count = in.count(field, 8);
-        for (int i = 0; i < count; i++) {
-            final int at = in.position();
-            final int subtopology = in.int32(field);
-            final int partition = in.int32(field);
-            if (subtopology < 0 || partition < 0) {
-                throw new IllegalArgumentException("response: " + field + "[" + i + "] at byte " + at + " is the task "
-                    + subtopology + "_" + partition + ", which cannot exist");
-            }
-            final AssignedTask.Type earlier = seen.put(((long) subtopology << 32) | partition, type);
-            if (earlier != null) {
-                throw new IllegalArgumentException("response: " + field + "[" + i + "] at byte " + at + " gives task "
-                    + subtopology + "_" + partition + " to a client that already has it as " + earlier);
-            }
-            into.add(new AssignedTask(new TaskId(subtopology, partition), type));
+    private static TaskId taskId(final long key) {
+        return new TaskId((int) (key >>> 32), (int) key);
+    }
+
+    /**
+     * Tasks already known to be distinct ({@link #refuseRepeats}) as the {@code Set} that
+     * {@code KafkaStreamsAssignment.of} reads once: no hashing on the way in.
+     */
+    private static final class DistinctTasks extends AbstractSet<AssignedTask> {
+        private final AssignedTask[] tasks;
+
+        DistinctTasks(final AssignedTask[] tasks) {
+            this.tasks = tasks;
+        }
+
+        @Override
+        public Iterator<AssignedTask> iterator() {
+            return Arrays.asList(tasks).iterator();
+        }
+
+        @Override
+        public int size() {
+            return tasks.length;
         }
     }
 
-    /** A read position over the response, with field names for the errors. */
+    /** One task list of client {@code client}: each task as its key, subtopology in the high half. */
+    private static long[] readKeys(final Cursor in, final String list, final int client) {
+        final int count = in.count("clients[" + client + "]." + list, 8);
+        final long[] keys = new long[count];
+        for (int i = 0; i < count; i++) {
+            final int at = in.position();
+            final int subtopology = in.int32(list);
+            final int partition = in.int32(list);
+            if (subtopology < 0 || partition < 0) {
+                throw new IllegalArgumentException("response: clients[" + client + "]." + list + "[" + i + "] at byte " + at
+                    + " is the task " + subtopology + "_" + partition + ", which cannot exist");
+            }
+            keys[i] = ((long) subtopology << 32) | partition;
+        }
+        return keys;
+    }
+
+    /** Refuses a task given twice to one client, in one list or in both (a sort of primitive keys). */
+    private static void refuseRepeats(final int client, final long[] active, final int activeAt,
+                                      final long[] standby, final int standbyAt) {
+        final long[] all = Arrays.copyOf(active, active.length + standby.length);
+        System.arraycopy(standby, 0, all, active.length, standby.length);
+        Arrays.sort(all);
+        for (int i = 1; i < all.length; i++) {
+            if (all[i] != all[i - 1]) {
+                continue;
+            }
+            // Rare: say where, at the later of the two places in wire order.
+            final int lists = active.length + standby.length;
+            for (int k = 1; k < lists; k++) {
+                final boolean isActive = k < active.length;
+                final long key = isActive ? active[k] : standby[k - active.length];
+                for (int j = 0; j < k; j++) {
+                    if ((j < active.length ? active[j] : standby[j - active.length]) == key) {
+                        final int index = isActive ? k : k - active.length;
+                        throw new IllegalArgumentException("response: clients[" + client + "]." + (isActive ? "active" : "standby")
+                            + "[" + index + "] at byte " + ((isActive ? activeAt : standbyAt) + 4 + 8 * index) + " gives task "
+                            + (int) (key >>> 32) + "_" + (int) key + " to a client that already has it as "
+                            + (j < active.length ? AssignedTask.Type.ACTIVE : AssignedTask.Type.STANDBY));
+                    }
+                }
+            }
+        }
+    }
+
     private static final class Cursor {
         private final ByteBuffer buffer;
 

@@ -101,4 +101,13 @@ class ResponseReaderTest {
                 + "| 00000001 00000000 00000000 | 00 | 00000000 | ffffffff | 0000000000000000")));
         assertTrue(e.getMessage().contains("already has it as ACTIVE"), e.getMessage());
     }
+
+    @Test
+    void refusesATaskListedTwiceAsStandbyAndSaysWhere() {
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ResponseReader.read(hex(
+            "00000001 | 00000001 | 0000000000000000 0000000000000001 | 00000000"
+                + "| 00000002 00000001 00000003 00000001 00000003 | 00 | 00000000 | ffffffff | 0000000000000000")));
+        assertTrue(e.getMessage().contains("clients[0].standby[1] at byte 40 gives task 1_3 to a client that already has it as STANDBY"),
+            e.getMessage());
+    }
 }

@@ -693,7 +693,9 @@ public final class PluginDifferential {
             final long started = System.nanoTime();
             final RequestWriter.Snapshot snapshot = RequestWriter.snapshot(state);
             final long snapped = System.nanoTime();
-            final byte[] request = snapshot.encode("boundary-" + run, BASE_NOW_MS + run, 0, requestConfigs);
+            // One application rebalancing a minute apart, as a group does: from the second run on
+            // the engine recalls the previous one (restore rates), as it would in production.
+            final byte[] request = snapshot.encode("boundary", BASE_NOW_MS + 60_000L * run, 0, requestConfigs);
             final long written = System.nanoTime();
             final byte[] responseBytes = NativeEngine.assign(request);
             final long called = System.nanoTime();
@@ -711,6 +713,9 @@ public final class PluginDifferential {
                     System.out.println("Kafka's validation reports " + error);
                     return 1;
                 }
+            }
+            if (run == warmups + runs - 1) {
+                System.out.println("the last run's summary: " + response.summary());
             }
             if (run >= warmups) {
                 totals.add(read - started);
