@@ -71,22 +71,33 @@ impl Memory {
         (Some(previous), Recall::Used { elapsed_ms })
     }
 
-    /// Records this rebalance of `application`.
-    pub(super) fn remember(&mut self, application: &str, now_ms: i64, input: AssignmentInput) {
-        let Some(ends) = input.changelog_end_offset_sums else {
-            self.snapshots.remove(application);
-            return;
+    /// Records this rebalance of `application`, keeping its offset sums; the rest of the input,
+    /// and a snapshot it replaces, are handed back to be freed where the host likes.
+    pub(super) fn remember(&mut self, application: &str, now_ms: i64, mut input: AssignmentInput) -> Leftovers {
+        let Some(ends) = input.changelog_end_offset_sums.take() else {
+            let replaced = self.snapshots.remove(application);
+            return Leftovers { _input: Some(input), _replaced: replaced };
         };
+        let mut replaced = None;
         if self.snapshots.len() >= MAX_APPLICATIONS && !self.snapshots.contains_key(application) {
             if let Some(oldest) = self.snapshots.iter().min_by_key(|(_, s)| s.at_ms).map(|(k, _)| k.clone()) {
-                self.snapshots.remove(&oldest);
+                replaced = self.snapshots.remove(&oldest);
             }
         }
-        let snapshot = Snapshot {
-            at_ms: now_ms,
-            end_offset_sums: ends,
-            offset_sums: input.clients.into_iter().map(|c| (c.process_id, c.task_offset_sums)).collect(),
-        };
-        self.snapshots.insert(application.to_owned(), snapshot);
+        let offset_sums = input.clients.iter_mut().map(|c| (c.process_id, std::mem::take(&mut c.task_offset_sums))).collect();
+        let snapshot = Snapshot { at_ms: now_ms, end_offset_sums: ends, offset_sums };
+        let replaced = self.snapshots.insert(application.to_owned(), snapshot).or(replaced);
+        Leftovers { _input: Some(input), _replaced: replaced }
     }
+}
+
+/// What a rebalance leaves behind once remembered: the parts of its input the memory does not
+/// keep and any snapshot it replaced. Dropping it frees them; a host that answers the group
+/// first can drop it on another thread, off the rebalance's path.
+#[derive(Debug, Default)]
+#[must_use = "dropping the leftovers frees them; drop them where it costs least"]
+pub struct Leftovers {
+    // Held only to be dropped.
+    _input: Option<AssignmentInput>,
+    _replaced: Option<Snapshot>,
 }

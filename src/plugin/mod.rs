@@ -33,7 +33,7 @@ mod response;
 #[cfg(any(test, feature = "testdata"))]
 pub mod testdata;
 
-pub use memory::{Memory, Recall};
+pub use memory::{Leftovers, Memory, Recall};
 pub use request::{ClientRecord, PartitionRecord, Request, TaskRecord, VERSION};
 pub use response::{ClientTasks, Response};
 
@@ -116,6 +116,12 @@ impl Session {
     /// Remembers this rebalance and builds the response; `engine_nanos` is the time the caller
     /// measured around [`Prepared::run`] (0 if it did not).
     pub fn finish(&mut self, prepared: Prepared, assignment: Assignment, engine_nanos: i64) -> Result<Response, PluginError> {
+        self.finish_with_leftovers(prepared, assignment, engine_nanos).map(|(response, _freed_here)| response)
+    }
+
+    /// [`finish`](Self::finish), handing back what the rebalance leaves to free, for a host
+    /// that frees it after it answered (the JVM bridge drops it on a thread of its own).
+    pub fn finish_with_leftovers(&mut self, prepared: Prepared, assignment: Assignment, engine_nanos: i64) -> Result<(Response, Leftovers), PluginError> {
         let followup = followup(&assignment, prepared.now_ms);
         let summary = summary(&prepared, &assignment, followup.as_ref());
         let dump = match prepared.dump {
@@ -127,8 +133,8 @@ impl Session {
             .into_iter()
             .map(|c| ClientTasks { process_id: c.process_id, active: c.active_tasks, standby: c.standby_tasks })
             .collect();
-        self.memory.remember(&prepared.application_id, prepared.now_ms, prepared.input);
-        Ok(Response { clients, followup, summary, dump, engine_nanos })
+        let leftovers = self.memory.remember(&prepared.application_id, prepared.now_ms, prepared.input);
+        Ok((Response { clients, followup, summary, dump, engine_nanos }, leftovers))
     }
 
     /// Prepares, runs and finishes in one call.
