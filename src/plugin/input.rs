@@ -86,22 +86,35 @@ pub(super) fn engine_input(request: &Request, previous: Option<PreviousRebalance
     for (client, lags) in request.clients.iter().zip(&lags_of) {
         let capacity = u32::try_from(client.threads)
             .map_err(|_| PluginError::Invalid(format!("client {} has {} stream threads", client.process_id, client.threads)))?;
-        let owned: BTreeSet<TaskId> = client.previous_active.iter().filter(|t| t.topology.is_none() && index.contains_key(&key(t))).cloned().collect();
+        // One index lookup per previous task: the active ones of this rebalance are its owned
+        // tasks, the stateful ones among all get an offset sum.
+        let slot = |task: &TaskId| task.topology.is_none().then(|| index.get(&key(task)).copied()).flatten();
+        let mut owned = Vec::with_capacity(client.previous_active.len());
         let mut sums = Vec::with_capacity(client.previous_active.len() + client.previous_standby.len());
-        for task in client.previous_active.iter().chain(&client.previous_standby) {
-            let Some(k) = stateful_slot(task) else { continue };
-            let sum = if !lags_known {
-                // Without lags only the previous tasks matter (Kafka's fallback assignor).
-                if owned.contains(task) { LATEST_OFFSET } else { 0 }
-            } else {
-                match lags.binary_search_by_key(&k, |&(k, _)| k).map(|at| lags[at].1) {
-                    Ok(lag) if lag == LATEST_OFFSET || lag == UNKNOWN_OFFSET_SUM => lag,
-                    Ok(lag) => ends[k] - lag,
-                    Err(_) => continue,
-                }
-            };
-            sums.push((task.clone(), sum));
+        let offset_sum = |k: usize, active: bool| match lags_known {
+            // Without lags only the previous tasks matter (Kafka's fallback assignor).
+            false => Some(if active { LATEST_OFFSET } else { 0 }),
+            true => match lags.binary_search_by_key(&k, |&(k, _)| k).map(|at| lags[at].1) {
+                Ok(lag) if lag == LATEST_OFFSET || lag == UNKNOWN_OFFSET_SUM => Some(lag),
+                Ok(lag) => Some(ends[k] - lag),
+                Err(_) => None,
+            },
+        };
+        for task in &client.previous_active {
+            let Some(found) = slot(task) else { continue };
+            owned.push(task.clone());
+            if let Slot::Stateful(k) = found {
+                sums.extend(offset_sum(k, true).map(|sum| (task.clone(), sum)));
+            }
         }
+        owned.sort_unstable();
+        for task in &client.previous_standby {
+            if let Some(Slot::Stateful(k)) = slot(task) {
+                let active = !lags_known && owned.binary_search(task).is_ok();
+                sums.extend(offset_sum(k, active).map(|sum| (task.clone(), sum)));
+            }
+        }
+        let owned: BTreeSet<TaskId> = owned.into_iter().collect();
         let sums: BTreeMap<TaskId, i64> = sums.into_iter().collect();
         let mut input = ClientInput::new(client.process_id, capacity).with_task_offset_sums(sums).with_owned_active_tasks(owned);
         input.rack_id = client.rack_id.clone();
