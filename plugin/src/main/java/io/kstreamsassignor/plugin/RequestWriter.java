@@ -1,5 +1,6 @@
 package io.kstreamsassignor.plugin;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -376,56 +377,56 @@ public final class RequestWriter {
     }
 
     /** A growable big-endian byte buffer, as DataOutputStream writes, without its per-byte calls. */
+    /** A growing big-endian buffer (a heap {@code ByteBuffer}, whose puts the JIT turns into plain stores). */
     private static final class Output {
-        private byte[] buf;
-        private int size;
+        private ByteBuffer buf;
 
         Output(final int capacity) {
-            buf = new byte[Math.max(capacity, 64)];
+            buf = ByteBuffer.allocate(Math.max(capacity, 64));
         }
 
         private void ensure(final int more) {
-            final long needed = (long) size + more;
-            if (needed > buf.length) {
-                if (needed > Integer.MAX_VALUE - 8) {
-                    throw new IllegalStateException("the request would exceed 2 GiB");
-                }
-                buf = Arrays.copyOf(buf, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(needed, 2L * buf.length)));
+            if (buf.remaining() >= more) {
+                return;
             }
+            final long needed = (long) buf.position() + more;
+            if (needed > Integer.MAX_VALUE - 8) {
+                throw new IllegalStateException("the request would exceed 2 GiB");
+            }
+            final ByteBuffer bigger = ByteBuffer.allocate((int) Math.min(Integer.MAX_VALUE - 8, Math.max(needed, 2L * buf.capacity())));
+            buf.flip();
+            bigger.put(buf);
+            buf = bigger;
         }
 
         void int8(final int v) {
             ensure(1);
-            buf[size++] = (byte) v;
+            buf.put((byte) v);
         }
 
         void int32(final int v) {
             ensure(4);
-            buf[size] = (byte) (v >>> 24);
-            buf[size + 1] = (byte) (v >>> 16);
-            buf[size + 2] = (byte) (v >>> 8);
-            buf[size + 3] = (byte) v;
-            size += 4;
+            buf.putInt(v);
         }
 
         void int64(final long v) {
-            int32((int) (v >>> 32));
-            int32((int) v);
+            ensure(8);
+            buf.putLong(v);
         }
 
         void keys(final long[] keys) {
-            int32(keys.length);
+            ensure(4 + 8 * keys.length);
+            buf.putInt(keys.length);
             for (final long key : keys) {
-                int64(key);
+                buf.putLong(key);
             }
         }
 
         void string(final String value) {
             final byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
-            int32(utf8.length);
-            ensure(utf8.length);
-            System.arraycopy(utf8, 0, buf, size, utf8.length);
-            size += utf8.length;
+            ensure(4 + utf8.length);
+            buf.putInt(utf8.length);
+            buf.put(utf8);
         }
 
         void nullableString(final String value) {
@@ -437,7 +438,7 @@ public final class RequestWriter {
         }
 
         byte[] toByteArray() {
-            return size == buf.length ? buf : Arrays.copyOf(buf, size);
+            return buf.position() == buf.capacity() ? buf.array() : Arrays.copyOf(buf.array(), buf.position());
         }
     }
 }
