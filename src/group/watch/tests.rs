@@ -165,7 +165,7 @@ fn a_classic_standby_shows_only_when_it_lags_and_a_running_task_has_no_lag() {
     assert_eq!(p.len(), 1);
     assert_eq!((p[0].task.as_str(), p[0].process_id.as_str(), p[0].role, p[0].lag), ("0_0", "p2", Role::Standby, Some(400)));
     // Unknown offsets give no lag, and a standby without one is not shown.
-    o.members[1].offset_sums.insert("0_0".into(), -1);
+    o.members[1].offset_sums.insert("0_0".into(), crate::wire::UNKNOWN_OFFSET_SUM);
     assert!(warmup::progress(&o, None, &configs).is_empty());
 }
 

@@ -20,7 +20,7 @@
 use serde::Serialize;
 
 use super::{MemberLook, Observation, Role};
-use crate::engine::AssignmentConfigs;
+use crate::engine::{AssignmentConfigs, TaskLag};
 
 /// One restoring copy and how it progresses.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -51,13 +51,13 @@ fn sums(o: &Observation, process: &str, task: &str) -> (Option<i64>, Option<i64>
     (offset, end)
 }
 
-/// The lag of an offset sum against an end-offset sum: 0 for a running task (-2), unknown for
-/// an unknown sum (-1 or absent).
+/// The lag of an offset sum against an end-offset sum by Kafka's rule ([`TaskLag::compute`]: no
+/// offset sum reported is a restore from scratch), 0 for a running task; unknown without the end
+/// offsets or for an unknown offset sum.
 fn lag(offset: Option<i64>, end: Option<i64>) -> Option<i64> {
-    match (offset?, end?) {
-        (-2, _) => Some(0),
-        (o, _) if o < 0 => None,
-        (o, e) => Some(e.saturating_sub(o).max(0)),
+    match TaskLag::compute(offset, end?) {
+        TaskLag::RUNNING_ACTIVE => Some(0),
+        TaskLag(l) => (l >= 0).then_some(l),
     }
 }
 
