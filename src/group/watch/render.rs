@@ -99,9 +99,13 @@ impl Generation {
                 None => {
                     let verdict = if r.agrees() { "agrees" } else { "differs" };
                     let estimated = if r.end_offsets_estimated { ", end offsets estimated" } else { "" };
+                    let excluded = match r.excluded.len() {
+                        0 => String::new(),
+                        n => format!(", {n} process(es) without tasks left out"),
+                    };
                     let _ = write!(
                         s,
-                        "; replay {verdict} ({}, {}/{} processes, {}/{} tasks{estimated})",
+                        "; replay {verdict} ({}, {}/{} processes, {}/{} tasks{estimated}{excluded})",
                         r.assignor, r.processes_agreeing, r.processes, r.tasks_agreeing, r.tasks
                     );
                 }

@@ -12,6 +12,11 @@
 //! judged differently. `num.standby.replicas` left at 0 is taken from the group when every
 //! stateful task has standbys: the fewest any task has.
 //!
+//! A process given no task at all while the group has at least as many tasks as processes is
+//! left out of the replay: no assignor of Kafka's leaves a client empty then, so it takes part in
+//! the group but not in the assignment, as a leader-only member of this crate
+//! ([`ReplayCheck::excluded`]).
+//!
 //! When the replay gives the assignment observed, process by process, its warm-ups name the
 //! standby tasks that are warm-ups: the one thing the classic protocol's bytes do not say.
 
@@ -31,8 +36,10 @@ use crate::wire::TaskId;
 pub struct ReplayCheck {
     /// The assignor that ran (Kafka's class name).
     pub assignor: String,
-    /// Processes in the generation.
+    /// Processes in the replay (those in the generation less the excluded).
     pub processes: usize,
+    /// Processes left out of the replay, given no task (see the [module docs](self)).
+    pub excluded: Vec<String>,
     /// Processes whose active and standby tasks the replay gives exactly.
     pub processes_agreeing: usize,
     /// Tasks in the generation.
@@ -61,6 +68,7 @@ impl ReplayCheck {
 /// when a member's subscription or assignment does not decode.
 pub fn input(g: &DescribedGroup, configs: &AssignmentConfigs) -> Option<AssignmentInput> {
     let mut clients: BTreeMap<String, ClientInput> = BTreeMap::new();
+    let mut given: BTreeMap<String, usize> = BTreeMap::new();
     let mut assigned = BTreeSet::new();
     let mut standby_copies: BTreeMap<TaskId, usize> = BTreeMap::new();
     let mut reported: BTreeMap<TaskId, i64> = BTreeMap::new();
@@ -79,6 +87,7 @@ pub fn input(g: &DescribedGroup, configs: &AssignmentConfigs) -> Option<Assignme
             c.with_client_tags(info.client_tags_map().unwrap_or_default())
         });
         client.capacity += 1;
+        *given.entry(info.process_id.to_string()).or_default() += a.active_tasks.len() + a.standby_tasks.len();
         for (t, sum) in info.task_offset_sums() {
             let r = reported.entry(t.clone()).or_insert(sum);
             *r = (*r).max(sum);
@@ -100,6 +109,10 @@ pub fn input(g: &DescribedGroup, configs: &AssignmentConfigs) -> Option<Assignme
         let fewest = stateful.iter().filter_map(|t| standby_copies.get(t)).min().copied().unwrap_or(0);
         configs.num_standby_replicas = i32::try_from(fewest).unwrap_or(i32::MAX);
     }
+    let all = stateful.len() + stateless.len();
+    if all >= clients.len() {
+        clients.retain(|p, _| given.get(p).copied().unwrap_or(0) > 0);
+    }
     let mut input = AssignmentInput::new().with_configs(configs).with_stateful_tasks(ends).with_stateless_tasks(stateless);
     for c in clients.into_values() {
         input = input.with_client(c);
@@ -111,9 +124,12 @@ pub fn input(g: &DescribedGroup, configs: &AssignmentConfigs) -> Option<Assignme
 /// agrees, marks the replay's warm-ups as [`Role::Warmup`] in the look. `None` without an input.
 pub fn check(look: &mut Observation, assignor: AssignorKind, estimated: bool) -> Option<ReplayCheck> {
     let input = look.replay_input.as_ref()?;
+    let replayed_processes: BTreeSet<String> = input.clients.iter().map(|c| c.process_id.to_string()).collect();
+    let excluded: Vec<String> = look.processes().keys().filter(|p| !replayed_processes.contains(**p)).map(|p| (*p).to_owned()).collect();
     let mut out = ReplayCheck {
         assignor: engine::effective_assignor(assignor, input).name().to_owned(),
-        processes: look.processes().len(),
+        processes: replayed_processes.len(),
+        excluded,
         processes_agreeing: 0,
         tasks: look.all_tasks().len(),
         tasks_agreeing: 0,
@@ -164,8 +180,7 @@ pub fn check(look: &mut Observation, assignor: AssignorKind, estimated: bool) ->
             .map(|(t, (a, _))| (t.clone(), a.as_deref() == Some(p)))
             .collect::<BTreeSet<_>>()
     };
-    let processes: Vec<String> = look.processes().keys().map(|p| (*p).to_owned()).collect();
-    out.processes_agreeing = processes.iter().filter(|p| per_process(&observed, p) == per_process(&replayed, p)).count();
+    out.processes_agreeing = replayed_processes.iter().filter(|p| per_process(&observed, p) == per_process(&replayed, p)).count();
     if out.agrees() {
         for m in &mut look.members {
             let Some(w) = warmups.get(&m.process_id) else { continue };
