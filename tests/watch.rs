@@ -156,12 +156,12 @@ fn watch_names_the_causes_of_a_scale_out_and_each_generation_replays_as_the_lead
     assert_eq!(lines.len(), 5, "four generations and the summary:\n{stdout}\n{stderr}");
     assert!(lines[0].contains("generation 5: 1 process(es), 1 member(s); first look"), "{stdout}");
     let p2 = &P2[..8];
-    assert!(lines[1].contains(&format!("generation 6: 2 process(es), 2 member(s); joined m2 ({p2}); 2 move(s)")), "{stdout}");
+    assert!(lines[1].contains(&format!("generation 6: 2 process(es), 2 member(s); joined {p2} (m2); 2 move(s)")), "{stdout}");
     assert_eq!(lines[1].matches(&format!("- -> {p2} warm-up (member joined)")).count(), 2, "{stdout}");
     assert!(lines[2].contains("generation 7") && lines[2].contains("4 move(s)"), "{stdout}");
     assert_eq!(lines[2].matches("(warm-up caught up and promoted)").count(), 4, "{stdout}");
     assert_eq!(lines[2].matches(&format!("{} active -> {p2} active", &P1[..8])).count(), 2, "{stdout}");
-    assert!(lines[3].contains("generation 8") && lines[3].contains("left m2"), "{stdout}");
+    assert!(lines[3].contains("generation 8") && lines[3].contains("left 22222222 (m2)"), "{stdout}");
     assert_eq!(lines[3].matches("(member left)").count(), 2, "{stdout}");
     for l in &lines[..4] {
         assert!(l.contains("replay agrees (HighAvailabilityTaskAssignor"), "{l}");

@@ -90,6 +90,32 @@ def side(r):
     return r and (r["processId"], r["role"])
 
 
+def tasks_by_process(gen):
+    """process -> (active, copies) from a leader record, warm-ups and spares among the copies."""
+    out = {}
+    for m in gen["members"]:
+        a, c = out.setdefault(m["processId"], (set(), set()))
+        a |= set(m["activeTasks"])
+        c |= set(m["standbyTasks"]) | set(m.get("warmupTasks", [])) | set(m.get("spareTasks", []))
+    return {p: (frozenset(a), frozenset(c)) for p, (a, c) in out.items()}
+
+
+def seen_by_process(record):
+    return {p: (frozenset(t["active"]), frozenset(t["standby"]) | frozenset(t["warmup"]))
+            for p, t in record.get("assignment", {}).items()}
+
+
+def generation_of(record, leader_gens):
+    """The leader's generation a watch record shows: its generationId, or, when watch could not
+    tell it (no member owned partitions yet), the latest generation with the same tasks per process."""
+    gen = record.get("generationId")
+    if gen is not None:
+        return gen
+    seen = seen_by_process(record)
+    same = [g["generationId"] for g in leader_gens if tasks_by_process(g) == seen]
+    return same[-1] if same else None
+
+
 def compare(leader_gens, records):
     """(explained, total, generations compared, lines)."""
     by_gen = {g["generationId"]: g for g in leader_gens}
@@ -97,7 +123,7 @@ def compare(leader_gens, records):
     lines = []
     prev_id = None
     for r in records:
-        gen = r.get("generationId")
+        gen = generation_of(r, leader_gens)
         if gen is None or gen not in by_gen:
             lines.append(f"  watch generation {gen}: not in the leader's log (another leader assigned it)")
             prev_id = None

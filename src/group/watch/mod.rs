@@ -219,9 +219,44 @@ pub struct Generation {
     pub record_size: Option<GroupRecordSize>,
     /// When the assignment asks for a probing rebalance (classic, epoch ms).
     pub probing_rebalance_at_ms: Option<i64>,
+    /// Per process, its tasks by role (warm-ups named as far as the protocol or the replay
+    /// tells them).
+    pub assignment: BTreeMap<String, ProcessTasks>,
     /// Classic: the input the replay ran on, which `assign --input` takes.
     #[serde(skip)]
     pub input: Option<AssignmentInput>,
+}
+
+/// One process's tasks in a generation.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ProcessTasks {
+    /// Active tasks.
+    pub active: BTreeSet<String>,
+    /// Standby tasks.
+    pub standby: BTreeSet<String>,
+    /// Warm-up tasks.
+    pub warmup: BTreeSet<String>,
+}
+
+impl Observation {
+    /// Per process, its tasks by role.
+    pub fn assignment(&self) -> BTreeMap<String, ProcessTasks> {
+        let mut out: BTreeMap<String, ProcessTasks> = BTreeMap::new();
+        for (process, tasks) in self.roles() {
+            let entry = out.entry(process.to_owned()).or_default();
+            for (task, role) in tasks {
+                let set = match role {
+                    Role::Active => &mut entry.active,
+                    Role::Standby => &mut entry.standby,
+                    Role::Warmup => &mut entry.warmup,
+                };
+                set.insert(task.to_owned());
+            }
+        }
+        out
+    }
 }
 
 /// A look that found no new generation.
@@ -374,6 +409,7 @@ impl Watcher {
             replay,
             record_size: look.record_size.clone(),
             probing_rebalance_at_ms: look.probing_rebalance_at_ms(),
+            assignment: look.assignment(),
             input: look.replay_input.clone(),
         };
         self.summary.generations += 1;

@@ -70,7 +70,20 @@ impl Generation {
             self.processes,
             self.members
         );
-        let names = |c: &[super::MemberChange]| c.iter().map(|m| format!("{} ({})", m.member_id, short(&m.process_id))).collect::<Vec<_>>().join(", ");
+        // By process: a process's members (one per stream thread) come and go together.
+        let names = |c: &[super::MemberChange]| {
+            let mut by: std::collections::BTreeMap<&str, Vec<&str>> = std::collections::BTreeMap::new();
+            for m in c {
+                by.entry(m.process_id.as_str()).or_default().push(m.member_id.as_str());
+            }
+            by.iter()
+                .map(|(p, ms)| match ms.as_slice() {
+                    [one] => format!("{} ({one})", short(p)),
+                    many => format!("{} ({} members)", short(p), many.len()),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         if self.first {
             s.push_str("; first look");
         }

@@ -65,7 +65,7 @@ impl ReplayCheck {
 }
 
 /// The assignor's input for the generation `g` shows (see the [module docs](self)), or `None`
-/// when a member's subscription or assignment does not decode.
+/// when a member's subscription or assignment does not decode, or there is nothing to assign.
 pub fn input(g: &DescribedGroup, configs: &AssignmentConfigs) -> Option<AssignmentInput> {
     let mut clients: BTreeMap<String, ClientInput> = BTreeMap::new();
     let mut given: BTreeMap<String, usize> = BTreeMap::new();
@@ -112,6 +112,9 @@ pub fn input(g: &DescribedGroup, configs: &AssignmentConfigs) -> Option<Assignme
     let all = stateful.len() + stateless.len();
     if all >= clients.len() {
         clients.retain(|p, _| given.get(p).copied().unwrap_or(0) > 0);
+    }
+    if all == 0 || clients.is_empty() {
+        return None;
     }
     let mut input = AssignmentInput::new().with_configs(configs).with_stateful_tasks(ends).with_stateless_tasks(stateless);
     for c in clients.into_values() {

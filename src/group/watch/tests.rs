@@ -116,7 +116,7 @@ fn the_watcher_tells_each_new_epoch_once_and_waits_in_between() {
     assert_eq!((s.looks, s.generations), (4, 2));
     assert_eq!(s.moves_by_cause.get(&Cause::MemberJoined), Some(&1));
     let line = second.line();
-    assert!(line.contains("epoch 2: 2 process(es), 2 member(s); joined m2 (p2); 1 move(s): 0_1 p1 active -> p2 active (member joined)"), "{line}");
+    assert!(line.contains("epoch 2: 2 process(es), 2 member(s); joined p2 (m2); 1 move(s): 0_1 p1 active -> p2 active (member joined)"), "{line}");
     assert!(s.line().contains("1 move(s): member joined 1"), "{}", s.line());
 }
 
