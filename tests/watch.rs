@@ -2,6 +2,8 @@
 //! assigned (a scale-out, warm-ups promoted, a member leaving), a broker that goes away and comes
 //! back, and the groups it refuses as `describe` does.
 
+// The scripted broker of the command-line tests, of which these use a part.
+#[allow(dead_code)]
 mod cli_broker;
 mod support;
 

@@ -7,8 +7,8 @@
 //! included. A look that fails because the brokers cannot be reached, closed the connection,
 //! timed out or have no coordinator yet (a broker restarting), or because the group is gone for
 //! now, is reported once ([`Report::Lost`]) and tried again after a backoff of
-//! [`RETRY_BACKOFF`](crate::group::admin::RETRY_BACKOFF), doubling up to the interval (at least
-//! [`RETRY_BACKOFF_MAX`](crate::group::admin::RETRY_BACKOFF_MAX)), until a look succeeds
+//! [`RETRY_BACKOFF`], doubling up to the interval (at least
+//! [`RETRY_BACKOFF_MAX`]), until a look succeeds
 //! ([`Report::Back`]) or the caller stops. Before the first successful look, and for errors that
 //! another look would not mend (an unauthorized describe, a group that is not a Kafka Streams
 //! group, a broker without StreamsGroupDescribe for a streams group, a response that does not

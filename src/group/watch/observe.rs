@@ -125,9 +125,12 @@ pub fn streams(d: &StreamsGroupDescription, at_ms: i64) -> Observation {
     }
 }
 
-/// A settled streams look from task lists, one entry per member as (member id, process id,
-/// active, standby, warm-up tasks): for examples and tests.
-pub fn streams_look(at_ms: i64, epoch: i32, members: &[(&str, &str, &[&str], &[&str], &[&str])]) -> Observation {
+/// One member of [`streams_look`]: member id, process id, active, standby and warm-up tasks.
+pub type MemberSketch<'a> = (&'a str, &'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
+
+/// A settled streams look from task lists, one [`MemberSketch`] per member: for examples and
+/// tests.
+pub fn streams_look(at_ms: i64, epoch: i32, members: &[MemberSketch<'_>]) -> Observation {
     let set = |t: &[&str]| t.iter().map(|s| (*s).to_owned()).collect::<BTreeSet<_>>();
     let mut digest = std::hash::DefaultHasher::new();
     let members: Vec<MemberLook> = members

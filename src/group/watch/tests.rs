@@ -3,9 +3,8 @@
 use super::*;
 use crate::engine::AssignmentConfigs;
 
-type M<'a> = (&'a str, &'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
 
-fn look(at_ms: i64, epoch: i32, members: &[M<'_>]) -> Observation {
+fn look(at_ms: i64, epoch: i32, members: &[observe::MemberSketch<'_>]) -> Observation {
     observe::streams_look(at_ms, epoch, members)
 }
 
