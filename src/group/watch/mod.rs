@@ -201,7 +201,7 @@ pub struct Generation {
     pub at_ms: i64,
     /// Whether it is the first generation seen (nothing to compare with: no moves).
     pub first: bool,
-    /// Members, and processes, in it.
+    /// Members in it.
     pub members: usize,
     /// Processes in it.
     pub processes: usize,

@@ -152,9 +152,11 @@ impl Generation {
 }
 
 impl Waiting {
-    /// The progress line while no new generation comes, at `now_ms`.
+    /// The progress line while no new generation comes (`protocol` names the epoch).
     pub fn line(&self, protocol: Protocol) -> String {
-        let mut s = if self.rebalancing {
+        let mut s = if self.members == 0 {
+            format!("no members (state {})", self.state)
+        } else if self.rebalancing {
             format!("rebalancing (state {}), {} member(s)", self.state, self.members)
         } else {
             format!("{}, state {}, {} member(s)", epoch_text(protocol, self.epoch), self.state, self.members)

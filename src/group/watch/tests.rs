@@ -182,3 +182,20 @@ fn the_record_names_the_epoch_as_kafka_and_keeps_whole_process_ids() {
     let Event::Generation(g) = Watcher::new(AssignmentConfigs::default()).observe(c) else { panic!() };
     assert_eq!(g.record()["generationId"], 3);
 }
+
+#[test]
+fn the_waiting_line_says_whether_the_group_rebalances_is_empty_or_waits_for_a_probing_rebalance() {
+    let mut w = Watcher::new(AssignmentConfigs::default());
+    let mut a = look(0, 4, &[("m1", "p1", &["0_0"], &[], &[])]);
+    a.protocol = Protocol::Classic;
+    a.members[0].next_rebalance_ms = Some(60_000);
+    w.observe(a.clone());
+    let Event::Waiting(x) = w.observe(Observation { at_ms: 15_000, ..a.clone() }) else { panic!() };
+    assert_eq!(x.line(Protocol::Classic), "generation 4, state Stable, 1 member(s); probing rebalance in 45 s");
+    let busy = Observation { settled: false, state: "PreparingRebalance".into(), at_ms: 61_000, ..a.clone() };
+    let Event::Waiting(x) = w.observe(busy) else { panic!() };
+    assert_eq!(x.line(Protocol::Classic), "rebalancing (state PreparingRebalance), 1 member(s); probing rebalance due 1 s ago");
+    let empty = Observation { settled: false, state: "Empty".into(), members: Vec::new(), at_ms: 62_000, ..a };
+    let Event::Waiting(x) = w.observe(empty) else { panic!() };
+    assert!(x.line(Protocol::Classic).starts_with("no members (state Empty)"), "{}", x.line(Protocol::Classic));
+}
