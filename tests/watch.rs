@@ -343,3 +343,41 @@ fn watch_stops_at_exit_after_with_the_summary_and_refuses_bad_configs() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(text(&bad.stderr).contains("--config: "), "{}", text(&bad.stderr));
 }
+
+#[test]
+fn describe_and_watch_show_the_metadata_bytes_and_warn_near_the_group_record_limit() {
+    let mut members = scale_out().remove(0).1;
+    // A member whose subscription alone is 900,000 bytes: 86 % of message.max.bytes' default.
+    members.push(("m-big".into(), vec![0; 900_000], Vec::new()));
+    let broker = phased_broker(vec![("Stable", members.clone())], 1);
+    let described = wait_bounded(spawn(&["describe", "--bootstrap", &broker.address(), "--group", "g"]), 20);
+    let out = text(&described.stdout);
+    assert!(described.status.success(), "{}", text(&described.stderr));
+    let total = members.iter().map(|(_, s, a)| s.len() + a.len()).sum::<usize>();
+    let line = out.lines().find(|l| l.starts_with("group record ")).expect(&out);
+    let bytes: usize = line.split(' ').nth(2).unwrap().parse().unwrap();
+    assert!(bytes > total && bytes < total + 400, "{line}: ids, hosts and headers on top of {total}");
+    let percent = format!("{:.1}", bytes as f64 * 100.0 / 1_048_588.0);
+    assert!(line.ends_with(&format!(" of 1048588 ({percent} %, message.max.bytes default)")), "{line}");
+    assert!(out.contains("warning: the group's metadata record is"), "{out}");
+    let (_, sub, assignment) = &members[0];
+    assert!(out.contains(&format!("  subscription {} bytes, assignment {} bytes", sub.len(), assignment.len())), "{out}");
+    let json = wait_bounded(spawn(&["describe", "--bootstrap", &broker.address(), "--group", "g", "--json"]), 20);
+    let v: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let size = &v["groupRecordSize"];
+    assert_eq!(size["totalBytes"], bytes);
+    assert_eq!(size["limitBytes"], 1_048_588);
+    let big = size["members"].as_array().unwrap().iter().find(|m| m["memberId"] == "m-big").unwrap();
+    assert_eq!((big["subscriptionBytes"].as_u64(), big["assignmentBytes"].as_u64()), (Some(900_000), Some(0)));
+    // watch, while the group rebalances without end (no member has an assignment): the warning
+    // on standard error, once.
+    let watched = wait_bounded(spawn(&["watch", "--bootstrap", &broker.address(), "--group", "g", "--interval", "0.1", "--exit-after", "1"]), 20);
+    assert_eq!(text(&watched.stderr).matches("warning: the group's metadata record is").count(), 1, "{}", text(&watched.stderr));
+    // Once it has a generation, the total is on its line.
+    members[1].2 = members[0].2.clone();
+    let broker = phased_broker(vec![("Stable", members.clone())], 1);
+    let watched = wait_bounded(spawn(&["watch", "--bootstrap", &broker.address(), "--group", "g", "--exit-after", "0.5"]), 20);
+    let bytes = bytes + members[1].2.len();
+    assert!(text(&watched.stdout).contains(&format!("group record {bytes} bytes of 1048588")), "{}", text(&watched.stdout));
+    assert!(text(&watched.stderr).contains("warning: the group's metadata record is"), "{}", text(&watched.stderr));
+}

@@ -143,6 +143,8 @@ pub(crate) fn watch(args: WatchArgs) -> Result<String, String> {
     let mut progress = Progress { tty: std::io::stderr().is_terminal(), shown: false, last_plain: None };
     let mut protocol = Protocol::Classic;
     let mut json_error = None;
+    // Whether the metadata record's warning was given since it last went away.
+    let mut warned = false;
     say(&format!("watching group {} through {} every {:.1} s; Ctrl-C stops", args.group, args.bootstrap, args.interval.as_secs_f64()));
     let mut watcher = Watcher::new(configs).with_assignor(args.assignor);
     let mut on = |report: Report, so_far: &Summary| {
@@ -156,7 +158,9 @@ pub(crate) fn watch(args: WatchArgs) -> Result<String, String> {
                 progress.clear();
                 protocol = g.protocol;
                 print_line(&g.line(), &reason, &flag);
-                if let Some(w) = g.record_size.as_ref().and_then(|s| s.warning()) {
+                let warning = g.record_size.as_ref().and_then(|s| s.warning());
+                warned = warning.is_some();
+                if let Some(w) = warning {
                     say(&w);
                 }
                 if let Some(file) = &mut json {
@@ -166,7 +170,18 @@ pub(crate) fn watch(args: WatchArgs) -> Result<String, String> {
                     }
                 }
             }
-            Report::Event(Event::Waiting(w)) => progress.show(&w.line(protocol), &w.state),
+            Report::Event(Event::Waiting(w)) => {
+                match w.record_size.as_ref().and_then(|s| s.warning()) {
+                    Some(text) if !warned => {
+                        progress.clear();
+                        say(&text);
+                        warned = true;
+                    }
+                    Some(_) => {}
+                    None => warned = false,
+                }
+                progress.show(&w.line(protocol), &w.state);
+            }
             Report::Event(_) => {}
             Report::Lost { error, unreachable } => {
                 progress.clear();

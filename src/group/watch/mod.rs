@@ -278,6 +278,10 @@ pub struct Waiting {
     pub warmups: Vec<WarmupProgress>,
     /// When the next probing rebalance is due (classic, epoch ms).
     pub probing_rebalance_at_ms: Option<i64>,
+    /// Classic: the metadata record's size at this look (while the group rebalances, of the
+    /// subscriptions the coordinator holds: a group whose record is too large rebalances without
+    /// end, and this is where it shows).
+    pub record_size: Option<GroupRecordSize>,
 }
 
 /// What a look tells.
@@ -367,6 +371,7 @@ impl Watcher {
                 members: look.members.len(),
                 warmups,
                 probing_rebalance_at_ms: self.generation.as_ref().and_then(Observation::probing_rebalance_at_ms),
+                record_size: look.record_size.clone(),
             };
             if look.settled {
                 self.last = Some(look);
