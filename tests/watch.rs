@@ -204,13 +204,13 @@ fn watch_says_when_the_broker_goes_away_and_goes_on_when_it_is_back() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     drop(listener);
-    let broker = phased_broker_on(port, phases.clone());
+    let broker = phased_broker_on(port, phases.clone(), None);
     let child = spawn(&["watch", "--bootstrap", &broker.address(), "--group", "g", "--interval", "0.1", "--timeout", "2s"]);
     std::thread::sleep(Duration::from_millis(800));
     // The broker goes away: its listener and every connection close.
     broker.stop();
     std::thread::sleep(Duration::from_millis(1_500));
-    let back = phased_broker_on(port, phases);
+    let back = phased_broker_on(port, phases, None);
     std::thread::sleep(Duration::from_millis(2_000));
     interrupt(&child);
     let out = wait_bounded(child, 20);
@@ -252,7 +252,8 @@ impl Restartable {
     }
 }
 
-fn phased_broker_on(port: u16, phases: Vec<(&'static str, Members)>) -> Restartable {
+/// `listed`: the `GroupType` ListGroups v5 gives the group (`None`: the broker has no ListGroups).
+fn phased_broker_on(port: u16, phases: Vec<(&'static str, Members)>, listed: Option<&'static str>) -> Restartable {
     use std::io::Write;
     let listener = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -283,7 +284,22 @@ fn phased_broker_on(port: u16, phases: Vec<(&'static str, Members)>) -> Restarta
                     let (key, v, id) = support::request_header(body.clone());
                     let key = ApiKey::try_from(key).unwrap();
                     let out = match key {
-                        ApiKey::ApiVersions => support::frame(&support::api_versions(&support::group_apis()), v, id),
+                        ApiKey::ApiVersions => {
+                            let mut apis = support::group_apis();
+                            if listed.is_some() {
+                                apis.push((ApiKey::ListGroups, kafka_protocol::protocol::VersionRange { min: 0, max: 5 }));
+                            }
+                            support::frame(&support::api_versions(&apis), v, id)
+                        }
+                        ApiKey::ListGroups => {
+                            use kafka_protocol::messages::list_groups_response::ListedGroup;
+                            let g = ListedGroup::default()
+                                .with_group_id(kafka_protocol::messages::GroupId(cli_broker::s("g")))
+                                .with_protocol_type(cli_broker::s("consumer"))
+                                .with_group_state(cli_broker::s("Stable"))
+                                .with_group_type(cli_broker::s(listed.unwrap_or("classic")));
+                            support::frame(&kafka_protocol::messages::ListGroupsResponse::default().with_groups(vec![g]), v, id)
+                        }
                         ApiKey::FindCoordinator => cli_broker::find_coordinator(port, v, id, 0),
                         ApiKey::DescribeGroups => {
                             *counted.lock().unwrap() += 1;
@@ -328,6 +344,21 @@ fn watch_refuses_a_missing_or_forbidden_group_as_describe_does() {
         assert_eq!(error(&watched), error(&described));
         assert!(watched.stdout.is_empty(), "{}", text(&watched.stdout));
     }
+}
+
+#[test]
+fn watch_refuses_a_group_that_is_not_a_kafka_streams_group_as_describe_does() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let broker = phased_broker_on(port, scale_out().into_iter().take(1).collect(), Some("consumer"));
+    let watched = wait_bounded(spawn(&["watch", "--bootstrap", &broker.address(), "--group", "g"]), 20);
+    let described = wait_bounded(spawn(&["describe", "--bootstrap", &broker.address(), "--group", "g"]), 20);
+    assert_eq!(watched.status.code(), Some(1), "{}", text(&watched.stderr));
+    let error = |o: &Output| text(&o.stderr).lines().find(|l| l.starts_with("error: ")).unwrap_or_default().to_owned();
+    assert_eq!(error(&watched), "error: group `g` is a consumer group (the consumer rebalance protocol of KIP-848, group.protocol=consumer), not a Kafka Streams group");
+    assert_eq!(error(&watched), error(&described));
+    broker.stop();
 }
 
 #[test]
