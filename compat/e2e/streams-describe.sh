@@ -37,9 +37,11 @@ fi
 java_main() { java -Xms64m -Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$jar" io.kstreamsassignor.e2e.Main "$@"; }
 
 instance() { # name, endpoint port
-    java_main app --bootstrap "$bootstrap" --app-id "$app" --instance "$1" --threads 1 \
+    # In a subshell that becomes the JVM, so that the cleanup's kill reaches the JVM itself.
+    (exec java -Xms64m -Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$jar" io.kstreamsassignor.e2e.Main \
+        app --bootstrap "$bootstrap" --app-id "$app" --instance "$1" --threads 1 \
         --state-dir "$work/state-$1" --endpoint "$1.e2e.invalid:$2" \
-        --config group.protocol=streams >"$work/$1.out" 2>"$work/$1.err" &
+        --config group.protocol=streams >"$work/$1.out" 2>"$work/$1.err") &
     pids+=($!)
 }
 
