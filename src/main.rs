@@ -7,7 +7,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod cli;
 
-use cli::{CliError, assign, lead, simulate, wire};
+use cli::{CliError, assign, lead, simulate, watch, wire};
 
 #[derive(Parser)]
 #[command(
@@ -40,6 +40,10 @@ enum Command {
     /// Describe a Kafka Streams group of either rebalance protocol: a classic group's subscriptions
     /// and assignments decoded, a streams group's (KIP-1071) members, assignments and topology.
     Describe(lead::DescribeArgs),
+    /// Follow a Kafka Streams group of either rebalance protocol until stopped: one line per
+    /// generation or group epoch with who joined and left, every task that moved and why, and
+    /// the warm-ups' progress.
+    Watch(watch::WatchArgs),
     /// Print a shell completion script, e.g. `kstreams-assignor completions bash > /etc/bash_completion.d/kstreams-assignor`.
     Completions {
         /// The shell.
@@ -71,6 +75,7 @@ fn main() -> ExitCode {
         Command::Simulate(args) => simulate::simulate(args).map(String::into_bytes),
         Command::Lead(args) => text(lead::lead(args)),
         Command::Describe(args) => text(lead::describe(args)),
+        Command::Watch(args) => text(watch::watch(args)),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "kstreams-assignor", &mut out);

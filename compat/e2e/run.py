@@ -8,7 +8,9 @@ Run by compat/e2e/run.sh, which builds the pieces and starts the broker first. S
    once, and the output counts must be exact.
 2. Scale out while records keep flowing: a third instance joins. Our leader must give it warm-ups
    (standbys, as num.standby.replicas is 0), schedule a probing rebalance, and move stateful active
-   tasks to it only after it held them as warm-ups. `describe` shows the group.
+   tasks to it only after it held them as warm-ups. `describe` shows the group. `watch` follows
+   the group through steps 1 and 2; the causes it names are checked against our leader's log
+   (watch_check.py: moves explained / total).
 3. Leader failover: stop our leader; a Java instance leads and the group keeps processing (a new
    batch is counted exactly). Start our member again and let it rejoin under the Java leader.
 4. Every output count is exact (exactly-once), nothing lost and nothing counted twice.
@@ -29,6 +31,7 @@ import time
 from pathlib import Path
 
 from common import fmt, held, json_lines, run, tail
+import watch_check
 
 ROOT = Path(__file__).resolve().parents[2]
 WORK = Path(os.environ.get("E2E_WORK", ROOT / "compat/e2e/target/run"))
@@ -193,6 +196,35 @@ def start_leader(name="leader"):
                  *[a for kv in LEADER_CONFIGS for a in ("--config", kv)]])
 
 
+def start_watch():
+    start("watch", [str(BIN), "watch", "--bootstrap", BOOTSTRAP, "--group", APP, "--interval", "1",
+                    "--topology", str(WORK / "topology.txt"), "--json", str(WORK / "watch.jsonl"),
+                    *(["--assignor", os.environ["E2E_ASSIGNOR"]] if os.environ.get("E2E_ASSIGNOR") else []),
+                    *[a for kv in ASSIGNOR_CONFIGS for a in ("--config", kv)]])
+    expected_alive.add("watch")
+
+
+def check_watch():
+    """Stops `watch` (Ctrl-C) and counts the moves it explained as our leader logged them."""
+    expected_alive.discard("watch")
+    proc = procs["watch"]
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        fail("watch did not stop within 20 s of Ctrl-C")
+    out = (WORK / "watch.out").read_text(errors="replace").splitlines()
+    if proc.returncode != 0 or not out or not out[-1].startswith("watched "):
+        fail(f"watch exited {proc.returncode} without its summary")
+    records = json_lines(WORK / "watch.jsonl")
+    explained, total, compared, lines = watch_check.compare(leader_generations(), records)
+    if compared == 0:
+        fail("watch saw no two generations our leader assigned")
+    log(f"watch: {explained}/{total} moves explained as our leader logged them, over {compared} generation(s); "
+        f"{out[-1]}\n" + "\n".join(lines))
+    (WORK / "watch-check.txt").write_text("\n".join(lines) + f"\n{explained}/{total}\n")
+
+
 def main():
     WORK.mkdir(parents=True, exist_ok=True)
     code, out, err = run(java("topology"), 60)
@@ -205,6 +237,7 @@ def main():
     start_leader()
     expected_alive.add("leader")
     wait_for("our member to form the group and lead it", lambda: leader_generations(), 60)
+    start_watch()
     start_instance("a")
     start_instance("b")
     states = wait_for("a and b RUNNING with every task active exactly once",
@@ -259,6 +292,8 @@ def main():
     procs["producer"].wait(240)
     expected_alive.discard("producer")
     verify(["--total", "50000"])
+
+    check_watch()
 
     # 3. Leader failover.
     expected_alive.discard("leader")

@@ -4,7 +4,9 @@
 # Each step waits for the group to settle (every member at the target assignment epoch) and
 # checks what `describe` prints: the group's type, members, process ids, endpoints, current and
 # target assignments, the topology's topics, 100 columns; and that a group that does not exist
-# fails with exit code 1.
+# fails with exit code 1. `watch` follows the group from two instances on: it must record the scale-out
+# (the epoch at which the third instance joined, tasks moved to it, each move's cause named) and
+# print its summary when stopped with Ctrl-C.
 #
 #   KAFKA_BOOTSTRAP=127.0.0.1:19092 compat/e2e/streams-describe.sh
 #
@@ -35,9 +37,11 @@ fi
 java_main() { java -Xms64m -Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$jar" io.kstreamsassignor.e2e.Main "$@"; }
 
 instance() { # name, endpoint port
-    java_main app --bootstrap "$bootstrap" --app-id "$app" --instance "$1" --threads 1 \
+    # In a subshell that becomes the JVM, so that the cleanup's kill reaches the JVM itself.
+    (exec java -Xms64m -Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$jar" io.kstreamsassignor.e2e.Main \
+        app --bootstrap "$bootstrap" --app-id "$app" --instance "$1" --threads 1 \
         --state-dir "$work/state-$1" --endpoint "$1.e2e.invalid:$2" \
-        --config group.protocol=streams >"$work/$1.out" 2>"$work/$1.err" &
+        --config group.protocol=streams >"$work/$1.out" 2>"$work/$1.err") &
     pids+=($!)
 }
 
@@ -98,10 +102,20 @@ instance a 8080
 instance b 8081
 settle 2
 check_text 2
+# From here `watch` follows the group (a group that does not exist yet it refuses, as describe).
+"$bin" watch --bootstrap "$bootstrap" --group "$app" --interval 1 --json "$work/watch.jsonl" \
+    >"$work/watch.out" 2>"$work/watch.err" &
+watch_pid=$!
+pids+=($watch_pid)
+sleep 2
 instance c 8082
 java_main produce --bootstrap "$bootstrap" --from 2000 --count 2000 >/dev/null 2>>"$work/produce.err"
 settle 3
 check_text 3
+kill -INT "$watch_pid"
+wait "$watch_pid" || { echo "watch exited $?" >&2; cat "$work/watch.err" >&2; exit 1; }
+cat "$work/watch.out"
+python3 "$here/watch_check.py" --streams "$work/watch.jsonl" "$work/describe.json" "$work/watch.out"
 # The raw StreamsGroupDescribe answer decodes and re-encodes byte for byte (STREAMS_GROUP_CAPTURE=DIR
 # keeps it, as fixtures/streams-group/broker/ was made).
 (cd "$root" && KAFKA_BOOTSTRAP="$bootstrap" STREAMS_GROUP_ID="$app" STREAMS_GROUP_MEMBERS=3 \

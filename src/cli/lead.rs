@@ -93,9 +93,9 @@ fn member_config(args: &LeadArgs) -> Result<(group::MemberConfig, Option<String>
 }
 
 /// Why `lead` is asked to stop, set once by whichever comes first.
-const RUNNING: u8 = 0;
-const SIGNALLED: u8 = 1;
-const STDOUT_CLOSED: u8 = 2;
+pub(crate) const RUNNING: u8 = 0;
+pub(crate) const SIGNALLED: u8 = 1;
+pub(crate) const STDOUT_CLOSED: u8 = 2;
 const STDIN_CLOSED: u8 = 3;
 
 /// How long a stopped `lead` has to leave the group before it exits anyway.
@@ -109,13 +109,13 @@ macro_rules! say {
 }
 
 /// Asks the member to stop for `why` (the first reason wins) and raises its interrupt flag.
-fn request_stop(reason: &AtomicU8, flag: &AtomicBool, why: u8) {
+pub(crate) fn request_stop(reason: &AtomicU8, flag: &AtomicBool, why: u8) {
     let _ = reason.compare_exchange(RUNNING, why, Ordering::SeqCst, Ordering::SeqCst);
     flag.store(true, Ordering::SeqCst);
 }
 
 /// Writes one line to standard output; a closed standard output stops the member.
-fn print_line(line: &str, reason: &AtomicU8, flag: &AtomicBool) {
+pub(crate) fn print_line(line: &str, reason: &AtomicU8, flag: &AtomicBool) {
     let mut out = std::io::stdout().lock();
     if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
         request_stop(reason, flag, STDOUT_CLOSED);
@@ -125,7 +125,7 @@ fn print_line(line: &str, reason: &AtomicU8, flag: &AtomicBool) {
 /// Watches standard output for a reader that went away (`lead … | head -1`): a pipe whose
 /// reader closed reports `POLLERR`, without a write.
 #[cfg(unix)]
-fn watch_stdout(reason: Arc<AtomicU8>, flag: Arc<AtomicBool>) {
+pub(crate) fn watch_stdout(reason: Arc<AtomicU8>, flag: Arc<AtomicBool>) {
     use nix::poll::{PollFd, PollFlags, poll};
     use std::os::fd::AsFd;
     std::thread::spawn(move || {
@@ -147,7 +147,7 @@ fn watch_stdout(reason: Arc<AtomicU8>, flag: Arc<AtomicBool>) {
 }
 
 #[cfg(not(unix))]
-fn watch_stdout(_reason: Arc<AtomicU8>, _flag: Arc<AtomicBool>) {}
+pub(crate) fn watch_stdout(_reason: Arc<AtomicU8>, _flag: Arc<AtomicBool>) {}
 
 /// `lead`: the assignments go to standard output as they happen, progress and warnings to
 /// standard error. It exits 0 after leaving the group at `--exit-after`, on SIGINT or SIGTERM,

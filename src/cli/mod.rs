@@ -4,6 +4,7 @@ pub(crate) mod assign;
 pub(crate) mod io;
 pub(crate) mod lead;
 pub(crate) mod simulate;
+pub(crate) mod watch;
 pub(crate) mod wire;
 
 /// Why a command did not succeed: the arguments do not make sense (exit code 2, as clap's own

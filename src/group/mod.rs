@@ -16,6 +16,7 @@ pub mod member_config;
 pub mod member_events;
 pub mod net;
 pub mod streams_group;
+pub mod watch;
 
 pub use hook::{Followup, OnAssignmentError, PartitionAssignorHook, ReceivedAssignment, StreamsMember};
 pub use member::GroupMember;

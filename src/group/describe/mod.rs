@@ -37,6 +37,7 @@
 //! The text rendering is in [`text`]: [`DescribedGroup::table`] fits 100 columns,
 //! [`DescribedGroup::details`] adds everything else; [`DescribedGroup::to_json`] has it all.
 
+pub mod size;
 pub mod text;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -115,6 +116,19 @@ pub struct DescribedGroup {
     pub members: Vec<DescribedMember>,
     /// Why lags are not shown, when a topology was given but end offsets could not be had.
     pub lag_note: Option<String>,
+    /// With a topology: the group's tasks, and the end offsets fetched.
+    pub tasks: Option<GroupTasks>,
+}
+
+/// A classic group's tasks as its topology and the cluster make them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GroupTasks {
+    /// Tasks without a changelog.
+    pub stateless: BTreeSet<TaskId>,
+    /// Tasks with changelogs, each with its changelog end-offset sum when the end offsets could be
+    /// fetched.
+    pub stateful: BTreeMap<TaskId, Option<i64>>,
 }
 
 fn decode_subscription(bytes: &[u8]) -> Result<(SubscriptionEnvelope, SubscriptionInfo), String> {
@@ -172,6 +186,7 @@ pub fn describe_group(
     members.sort_by(|a, b| a.member_id.cmp(&b.member_id));
 
     let mut lag_note = None;
+    let mut all_tasks = None;
     if let Some(topology) = topology {
         let external: Vec<String> = topology
             .subtopologies
@@ -186,6 +201,9 @@ pub fn describe_group(
         match Tasks::build(topology, &cluster_metadata(&metadata, &external)) {
             Err(e) => lag_note = Some(format!("no tasks: {e}")),
             Ok(tasks) => {
+                let (stateful, stateless) = tasks.partitions_for_task.keys().cloned().partition(|t| tasks.is_stateful(t));
+                let stateful: BTreeSet<TaskId> = stateful;
+                all_tasks = Some(GroupTasks { stateless, stateful: stateful.into_iter().map(|t| (t, None)).collect() });
                 let changelogs: BTreeSet<String> = tasks.changelog_topic_partitions.keys().cloned().collect();
                 // Committed offsets come from the group coordinator.
                 let coord = coordinator.as_mut().unwrap_or(&mut conn);
@@ -200,6 +218,11 @@ pub fn describe_group(
                                 Some((t, end_offset_sum(e?)))
                             })
                             .collect();
+                        if let Some(all) = &mut all_tasks {
+                            for (t, e) in &end_sums {
+                                all.stateful.insert((*t).clone(), Some(*e));
+                            }
+                        }
                         for m in &mut members {
                             let Ok((_, sub)) = &m.subscription else { continue };
                             let sums = sub.task_offset_sums();
@@ -229,6 +252,7 @@ pub fn describe_group(
         protocol_data: g.protocol_data.to_string(),
         members,
         lag_note,
+        tasks: all_tasks,
     })
 }
 

@@ -195,6 +195,7 @@ impl DescribedGroup {
         if let Some(n) = self.rebalancing_note() {
             out["rebalancing"] = Value::from(n);
         }
+        out["groupRecordSize"] = serde_json::to_value(self.record_size()).expect("JSON");
         out
     }
 
@@ -225,6 +226,11 @@ impl DescribedGroup {
         }
         if let Some(n) = &self.lag_note {
             let _ = writeln!(s, "no lags: {n}");
+        }
+        let size = self.record_size();
+        let _ = writeln!(s, "{}", size.summary());
+        if let Some(w) = size.warning() {
+            let _ = writeln!(s, "{w}");
         }
         if self.members.is_empty() {
             return s;
@@ -258,9 +264,9 @@ impl DescribedGroup {
         if verbose {
             let instance = m.group_instance_id.as_deref().unwrap_or("-");
             let _ = writeln!(s, "  client {}, host {}, instance {instance}", m.client_id, m.client_host);
-            let assignment = if m.member_assignment.is_empty() { "none".into() } else { bytes_text(m.member_assignment.len()) };
-            let _ = writeln!(s, "  metadata {}, assignment {assignment}", bytes_text(m.member_metadata.len()));
         }
+        let assignment = if m.member_assignment.is_empty() { "none".into() } else { bytes_text(m.member_assignment.len()) };
+        let _ = writeln!(s, "  subscription {}, assignment {assignment}", bytes_text(m.member_metadata.len()));
         match &m.subscription {
             Err(_) if m.member_metadata.is_empty() => {
                 let _ = writeln!(s, "  metadata: none yet (the group is rebalancing)");
