@@ -293,6 +293,10 @@ fn lead_over_sasl_ssl_and_describe_over_ssl_and_each_sasl_mechanism() {
         assert_eq!(code, 0, "{name}: {stderr}");
         let json: Value = serde_json::from_str(&stdout).unwrap();
         assert_eq!(json["members"].as_array().unwrap().len(), 1, "{name}: {json}");
+        // The group record's limit as the broker reports it (compat/kafka/broker.sh sets
+        // message.max.bytes=2000000, which __consumer_offsets inherits).
+        let size = &json["groupRecordSize"];
+        assert_eq!((size["limitBytes"].as_u64(), size["limitIsDefault"].as_bool()), (Some(2_000_000), Some(false)), "{name}: {size}");
         println!("describe over {name}: ok");
     }
     let _ = lead.kill();

@@ -98,6 +98,8 @@ transaction.state.log.num.partitions=4
 group.initial.rebalance.delay.ms=0
 auto.create.topics.enable=false
 log.retention.check.interval.ms=600000
+# Not the default (1048588): describe's group-record limit is seen to come from the broker.
+message.max.bytes=2000000
 PROPS
   if [[ -n "${KAFKA_RACK:-}" ]]; then echo "broker.rack=$KAFKA_RACK" >>"$work/server.properties"; fi
   local scram=()

@@ -89,6 +89,7 @@ calls! {
     SaslHandshakeRequest => SaslHandshakeResponse, SaslHandshake, SASL_HANDSHAKE;
     SaslAuthenticateRequest => SaslAuthenticateResponse, SaslAuthenticate, SASL_AUTHENTICATE;
     ListGroupsRequest => ListGroupsResponse, ListGroups, LIST_GROUPS;
+    DescribeConfigsRequest => DescribeConfigsResponse, DescribeConfigs, DESCRIBE_CONFIGS;
 }
 
 /// One open connection to a broker.

@@ -118,6 +118,9 @@ pub struct DescribedGroup {
     pub lag_note: Option<String>,
     /// With a topology: the group's tasks, and the end offsets fetched.
     pub tasks: Option<GroupTasks>,
+    /// `__consumer_offsets`' `max.message.bytes` as the broker reported it (`DescribeConfigs`),
+    /// the limit of the group's metadata record; `None` when the broker would not say.
+    pub record_limit_bytes: Option<usize>,
 }
 
 /// A classic group's tasks as its topology and the cluster make them.
@@ -245,7 +248,9 @@ pub fn describe_group(
             }
         }
     }
+    let record_limit_bytes = size::record_limit(coordinator.as_mut().unwrap_or(&mut conn), left());
     Ok(DescribedGroup {
+        record_limit_bytes,
         group_id: g.group_id.0.to_string(),
         group_state: g.group_state.to_string(),
         protocol_type: g.protocol_type.to_string(),

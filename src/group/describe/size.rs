@@ -12,14 +12,42 @@
 //! offset sum per task and every assignment the partitions of every host.
 //!
 //! [`GroupRecordSize`] counts the record as Kafka writes it (`GroupMetadataValue` v3, its key,
-//! and the batch and record headers) from what `DescribeGroups` returns; the limit is the default
-//! unless the caller knows the broker's ([`GroupRecordSize::with_limit`]). The leader id, not in
+//! and the batch and record headers) from what `DescribeGroups` returns; the limit is the topic's
+//! `max.message.bytes` as the broker reports it (`DescribeConfigs`, [`record_limit`]), or the
+//! default when the broker would not say (an older broker, or no `DescribeConfigs` permission on
+//! the topic). The leader id, not in
 //! `DescribeGroups`, is counted as long as the longest member id, so the figure is at most a few
 //! bytes above Kafka's.
 
+use std::time::Duration;
+
+use kafka_protocol::messages::DescribeConfigsRequest;
+use kafka_protocol::messages::describe_configs_request::DescribeConfigsResource;
+use kafka_protocol::protocol::StrBytes;
 use serde::Serialize;
 
 use super::DescribedGroup;
+use crate::group::connection::Connection;
+
+/// The topic that holds the group records, and the config that bounds them.
+const OFFSETS_TOPIC: &str = "__consumer_offsets";
+const MAX_MESSAGE_BYTES: &str = "max.message.bytes";
+/// `ConfigResource.Type.TOPIC` on the wire.
+const TOPIC_RESOURCE: i8 = 2;
+
+/// `__consumer_offsets`' `max.message.bytes` as `coord` reports it (its own value, or the broker's
+/// `message.max.bytes` it inherits), or `None` when the broker refuses, errs or does not say.
+pub fn record_limit(coord: &mut Connection, timeout: Duration) -> Option<usize> {
+    coord.version::<DescribeConfigsRequest>().ok()?;
+    let resource = DescribeConfigsResource::default()
+        .with_resource_type(TOPIC_RESOURCE)
+        .with_resource_name(StrBytes::from_static_str(OFFSETS_TOPIC))
+        .with_configuration_keys(Some(vec![StrBytes::from_static_str(MAX_MESSAGE_BYTES)]));
+    let response = coord.call_with_timeout(&DescribeConfigsRequest::default().with_resources(vec![resource]), timeout).ok()?;
+    let result = response.results.into_iter().find(|r| r.error_code == 0 && r.resource_name.as_str() == OFFSETS_TOPIC)?;
+    let config = result.configs.into_iter().find(|c| c.name.as_str() == MAX_MESSAGE_BYTES)?;
+    config.value?.as_str().parse().ok().filter(|&limit: &usize| limit > 0)
+}
 
 /// The default of `message.max.bytes` (and so of `__consumer_offsets`' `max.message.bytes`):
 /// 1 MiB plus the 12 bytes of a record batch's base offset and length.
@@ -144,10 +172,10 @@ impl GroupRecordSize {
 }
 
 impl DescribedGroup {
-    /// The group's metadata record against [`DEFAULT_MAX_MESSAGE_BYTES`] (see the
-    /// [module docs](self)).
+    /// The group's metadata record against the broker's limit, or [`DEFAULT_MAX_MESSAGE_BYTES`]
+    /// when it was not read (see the [module docs](self)).
     pub fn record_size(&self) -> GroupRecordSize {
-        GroupRecordSize::from_parts(
+        let size = GroupRecordSize::from_parts(
             &self.group_id,
             &self.protocol_type,
             &self.protocol_data,
@@ -161,7 +189,11 @@ impl DescribedGroup {
                     m.member_assignment.len(),
                 )
             }),
-        )
+        );
+        match self.record_limit_bytes {
+            Some(limit) => size.with_limit(limit),
+            None => size,
+        }
     }
 }
 

@@ -32,6 +32,8 @@ pub const SASL_HANDSHAKE: Message = Message { body: &SASL_HANDSHAKE_RESPONSE, mi
 pub const SASL_AUTHENTICATE: Message = Message { body: &SASL_AUTHENTICATE_RESPONSE, min_version: 0, max_version: 2, flexible: 2 };
 /// `ListGroupsResponse`.
 pub const LIST_GROUPS: Message = Message { body: &LIST_GROUPS_RESPONSE, min_version: 0, max_version: 5, flexible: 3 };
+/// `DescribeConfigsResponse`.
+pub const DESCRIBE_CONFIGS: Message = Message { body: &DESCRIBE_CONFIGS_RESPONSE, min_version: 1, max_version: 4, flexible: 4 };
 
 
 const API_VERSIONS_RESPONSE: Layout = Layout {
@@ -310,6 +312,45 @@ const LISTED_GROUP: Layout = Layout {
         f("GroupState", 4, 5, Str),
         f("GroupType", 5, 5, Str),
     ],
+    tags: &[],
+};
+
+const DESCRIBE_CONFIGS_RESPONSE: Layout = Layout {
+    name: "DescribeConfigsResponse",
+    fields: &[f("ThrottleTimeMs", 1, 4, I32), f("Results", 1, 4, Structs(&DESCRIBE_CONFIGS_RESULT))],
+    tags: &[],
+};
+
+const DESCRIBE_CONFIGS_RESULT: Layout = Layout {
+    name: "DescribeConfigsResult",
+    fields: &[
+        f("ErrorCode", 1, 4, I16),
+        f("ErrorMessage", 1, 4, Str),
+        f("ResourceType", 1, 4, I8),
+        f("ResourceName", 1, 4, Str),
+        f("Configs", 1, 4, Structs(&DESCRIBE_CONFIGS_RESOURCE_RESULT)),
+    ],
+    tags: &[],
+};
+
+const DESCRIBE_CONFIGS_RESOURCE_RESULT: Layout = Layout {
+    name: "DescribeConfigsResourceResult",
+    fields: &[
+        f("Name", 1, 4, Str),
+        f("Value", 1, 4, Str),
+        f("ReadOnly", 1, 4, Bool),
+        f("ConfigSource", 1, 4, I8),
+        f("IsSensitive", 1, 4, Bool),
+        f("Synonyms", 1, 4, Structs(&DESCRIBE_CONFIGS_SYNONYM)),
+        f("ConfigType", 3, 4, I8),
+        f("Documentation", 3, 4, Str),
+    ],
+    tags: &[],
+};
+
+const DESCRIBE_CONFIGS_SYNONYM: Layout = Layout {
+    name: "DescribeConfigsSynonym",
+    fields: &[f("Name", 1, 4, Str), f("Value", 1, 4, Str), f("Source", 1, 4, I8)],
     tags: &[],
 };
 

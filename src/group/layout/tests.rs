@@ -221,7 +221,7 @@ fn bad_lengths_strings_tags_and_versions_are_typed_errors() {
 #[test]
 fn layouts_agree_with_kafka_protocol_at_every_version() {
     const CASES: u64 = 60;
-    assert_eq!(crate::group::connection::RESPONSE_DECODERS.len(), 14, "every call's response is checked here");
+    assert_eq!(crate::group::connection::RESPONSE_DECODERS.len(), 15, "every call's response is checked here");
     agrees_with_kafka_protocol::<messages::ApiVersionsRequest>(CASES);
     agrees_with_kafka_protocol::<messages::FindCoordinatorRequest>(CASES);
     agrees_with_kafka_protocol::<messages::JoinGroupRequest>(CASES);
@@ -236,4 +236,5 @@ fn layouts_agree_with_kafka_protocol_at_every_version() {
     agrees_with_kafka_protocol::<messages::SaslHandshakeRequest>(CASES);
     agrees_with_kafka_protocol::<messages::SaslAuthenticateRequest>(CASES);
     agrees_with_kafka_protocol::<messages::ListGroupsRequest>(CASES);
+    agrees_with_kafka_protocol::<messages::DescribeConfigsRequest>(CASES);
 }
