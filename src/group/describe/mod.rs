@@ -159,18 +159,40 @@ pub fn describe_group(
     let client_id = "kstreams-assignor-describe";
     let deadline = Instant::now() + timeout;
     let left = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
-    let (mut conn, mut coordinator, g) = retry_coordinator(deadline, || {
+    let (conn, coordinator, g) = retry_coordinator(deadline, || {
         let mut conn = Connection::bootstrap(bootstrap, client_id, security, left())?;
         let address = find_coordinator(&mut conn, group)?;
         let mut coordinator = if address == conn.broker() { None } else { Some(conn.open(&address)?) };
-        let coord = coordinator.as_mut().unwrap_or(&mut conn);
-        let key = StrBytes::from_string(group.to_owned());
-        let response = coord.call_with_timeout(&DescribeGroupsRequest::default().with_groups(vec![GroupId(key)]), left())?;
-        let g = response.groups.into_iter().next().ok_or_else(|| DescribeGroupError::Missing(group.to_owned()))?;
-        check(coord.broker(), ApiKey::DescribeGroups, g.error_code, g.error_message.as_ref())?;
+        let g = describe_groups(coordinator.as_mut().unwrap_or(&mut conn), group, left())?;
         Ok::<_, DescribeGroupError>((conn, coordinator, g))
     })?;
+    describe_found(conn, coordinator, g, topology, deadline)
+}
 
+/// What a group's coordinator `coord` answers to `DescribeGroups` for `group`, its error checked.
+pub(crate) fn describe_groups(coord: &mut Connection, group: &str, timeout: Duration) -> Result<DescribedGroupRaw, DescribeGroupError> {
+    let key = StrBytes::from_string(group.to_owned());
+    let response = coord.call_with_timeout(&DescribeGroupsRequest::default().with_groups(vec![GroupId(key)]), timeout)?;
+    let g = response.groups.into_iter().next().ok_or_else(|| DescribeGroupError::Missing(group.to_owned()))?;
+    check(coord.broker(), ApiKey::DescribeGroups, g.error_code, g.error_message.as_ref())?;
+    Ok(g)
+}
+
+/// `DescribeGroups`' answer for one group.
+pub(crate) type DescribedGroupRaw = kafka_protocol::messages::describe_groups_response::DescribedGroup;
+
+/// The described group from its coordinator's answer `g`: the members' payloads decoded, with a
+/// topology their lags, and the record limit. `conn` is the bootstrap connection (for metadata),
+/// `coordinator` the coordinator's when it is another broker; `deadline` bounds the calls.
+pub(crate) fn describe_found(
+    mut conn: Connection,
+    mut coordinator: Option<Connection>,
+    g: DescribedGroupRaw,
+    topology: Option<&Topology>,
+    deadline: Instant,
+) -> Result<DescribedGroup, DescribeGroupError> {
+    let left = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+    let group = g.group_id.0.as_str();
     let mut members: Vec<DescribedMember> = g
         .members
         .iter()

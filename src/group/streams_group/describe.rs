@@ -194,35 +194,55 @@ pub fn describe_any(
     let deadline = Instant::now() + timeout;
     let left = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
     let client_id = "kstreams-assignor-describe";
+    // One FindCoordinator: the kind is asked of the coordinator, which then describes the group
+    // with the call its kind needs, on the same connections.
     let found = retry_coordinator(deadline, || {
         let mut conn = Connection::bootstrap(bootstrap, client_id, security, left())?;
         let address = find_coordinator(&mut conn, group)?;
-        let mut coord = if address == conn.broker() { conn } else { conn.open(&address)? };
-        let listed = group_type(&mut coord, group)?;
+        let mut coordinator = if address == conn.broker() { None } else { Some(conn.open(&address)?) };
+        let coord = coordinator.as_mut().unwrap_or(&mut conn);
+        let listed = group_type(coord, group)?;
         let versions = coord.broker_versions(API_KEY);
-        let described = match listed.as_deref() {
+        let streams_supported = negotiate(versions).is_some();
+        let broker = coord.broker().to_owned();
+        let streams = match listed.as_deref() {
             Some("classic") => None,
-            Some("streams") => Some(streams_describe(&mut coord, group, versions, left())?),
+            Some("streams") => Some(streams_describe(coord, group, versions, left())?),
             Some(other) => return Err(StreamsDescribeError::NotStreams { group: group.to_owned(), group_type: other.to_owned() }),
-            None if negotiate(versions).is_some() => match streams_describe(&mut coord, group, versions, left()) {
+            None if streams_supported => match streams_describe(coord, group, versions, left()) {
                 Err(StreamsDescribeError::Broker { code: GROUP_ID_NOT_FOUND, .. }) => None,
                 other => Some(other?),
             },
             None => None,
         };
-        Ok((described, coord.broker().to_owned(), negotiate(versions).is_some()))
+        let found = match streams {
+            Some(d) => Found::Streams(Box::new(d)),
+            None => {
+                let not_found = || StreamsDescribeError::NotFound { group: group.to_owned(), broker: broker.clone(), streams_supported };
+                match classic::describe_groups(coord, group, left()) {
+                    Err(DescribeGroupError::Connection(e)) if e.code() == Some(GROUP_ID_NOT_FOUND) => return Err(not_found()),
+                    Ok(g) if g.group_state.as_str() == "Dead" && g.members.is_empty() => return Err(not_found()),
+                    Ok(g) => Found::Classic(Box::new((conn, coordinator, g))),
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        };
+        Ok(found)
     })?;
     match found {
-        (Some(d), _, _) => Ok(Described::Streams(d)),
-        (None, broker, streams_supported) => {
-            let not_found = || StreamsDescribeError::NotFound { group: group.to_owned(), broker: broker.clone(), streams_supported };
-            match classic::describe_group(bootstrap, group, topology, security, left()) {
-                Err(DescribeGroupError::Connection(e)) if e.code() == Some(GROUP_ID_NOT_FOUND) => Err(not_found()),
-                Ok(g) if g.group_state == "Dead" && g.members.is_empty() => Err(not_found()),
-                other => Ok(Described::Classic(other?)),
-            }
+        Found::Streams(d) => Ok(Described::Streams(*d)),
+        Found::Classic(found) => {
+            let (conn, coordinator, g) = *found;
+            Ok(Described::Classic(classic::describe_found(conn, coordinator, g, topology, deadline)?))
         }
     }
+}
+
+/// What the coordinator found: a streams group described, or a classic group's answer with the
+/// connections to finish describing it on.
+enum Found {
+    Streams(Box<StreamsGroupDescription>),
+    Classic(Box<(Connection, Option<Connection>, classic::DescribedGroupRaw)>),
 }
 
 /// The group's `GroupType` as its coordinator lists it (`ListGroups` v5+), or `None` when it is
