@@ -8,10 +8,10 @@
 #       N random groups (default 2000, seed 1) through both; prints the counts and exits 1 on any
 #       difference (the differing groups go to DIR/diffs/, DIR defaults to target/streams-parity).
 #   compat/java/streams-parity.sh --record
-#       Rewrites fixtures/streams-sticky/cases.jsonl: 300 small groups of seed 21 with Java's
-#       answers (replayed without Java by tests/streams_sticky.rs).
+#       Rewrites fixtures/streams-sticky/cases-NN.jsonl: 300 small groups of seed 21 with Java's
+#       answers, 50 a file (replayed without Java by tests/streams_sticky.rs).
 #   compat/java/streams-parity.sh --check
-#       Records the same into DIR/record/ and fails unless it equals the committed file byte for
+#       Records the same into DIR/record/ and fails unless it equals the committed files byte for
 #       byte.
 set -euo pipefail
 
@@ -20,7 +20,7 @@ repo="$(cd "$here/../.." && pwd)"
 module="$here/streams-sticky"
 jar="$module/target/kstreams-streams-sticky-compat.jar"
 runner=io.kstreamsassignor.compat.streams.StickyParityRunner
-fixture="$repo/fixtures/streams-sticky/cases.jsonl"
+fixtures="$repo/fixtures/streams-sticky"
 
 groups=2000
 seed=1
@@ -58,13 +58,17 @@ mkdir -p "$dir"
 STREAMS_DIR="$dir" STREAMS_SEED=21 STREAMS_GROUPS=300 STREAMS_SMALL=1 "${run[@]}" generate >&2
 java -Xmx1g -cp "$classpath" "$runner" run "$dir/groups.jsonl" "$dir/java.jsonl"
 STREAMS_DIR="$dir" STREAMS_RECORD="$dir/cases.jsonl" "${run[@]}" compare --nocapture | grep -E '^StickyTaskAssignor'
+rm -rf "$dir/split" && mkdir -p "$dir/split"
+split -l 50 -d -a 2 --additional-suffix=.jsonl "$dir/cases.jsonl" "$dir/split/cases-"
 if [[ "$mode" == record ]]; then
-    mkdir -p "$(dirname "$fixture")"
-    cp "$dir/cases.jsonl" "$fixture"
-    echo "wrote $fixture ($(wc -l < "$fixture") cases)"
-elif cmp -s "$dir/cases.jsonl" "$fixture"; then
-    echo "fixtures/streams-sticky/cases.jsonl regenerates byte-identical ($(wc -l < "$fixture") cases)"
+    mkdir -p "$fixtures"
+    rm -f "$fixtures"/cases-*.jsonl
+    cp "$dir"/split/cases-*.jsonl "$fixtures/"
+    echo "wrote $(cat "$fixtures"/cases-*.jsonl | wc -l) cases to $fixtures"
+elif diff -rq -x README.md "$dir/split" "$fixtures" > /dev/null; then
+    echo "fixtures/streams-sticky regenerates byte-identical ($(cat "$fixtures"/cases-*.jsonl | wc -l) cases)"
 else
-    echo "fixtures/streams-sticky/cases.jsonl differs from a fresh recording ($dir/cases.jsonl)" >&2
+    echo "fixtures/streams-sticky differs from a fresh recording ($dir/split):" >&2
+    diff -rq -x README.md "$dir/split" "$fixtures" >&2 || true
     exit 1
 fi

@@ -40,28 +40,28 @@ pub struct StreamsMemberSpec {
     /// The process (Kafka Streams instance) it belongs to (`ProcessId`).
     pub process_id: String,
     /// Its static membership id (`InstanceId`), if any.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance_id: Option<String>,
     /// Its rack (`RackId`), if any.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rack_id: Option<String>,
     /// Its client tags (`ClientTags`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub client_tags: BTreeMap<String, String>,
     /// The active tasks currently assigned to it, each with the epoch it was assigned in.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub active_tasks: TaskValues<i32>,
     /// The standby tasks currently assigned to it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub standby_tasks: Tasks,
     /// The warm-up tasks currently assigned to it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub warmup_tasks: Tasks,
     /// The changelog offset sums it last reported per task (`TaskOffsets` of its heartbeat).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub task_offsets: TaskValues<i64>,
     /// The changelog end-offset sums it last reported per task (`TaskEndOffsets`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub task_end_offsets: TaskValues<i64>,
 }
 

@@ -31,7 +31,7 @@ pub struct StreamsCase {
 pub enum CaseSize {
     /// Up to about 100 members and 6 subtopologies of up to 48 partitions.
     Full,
-    /// Up to 12 members and 4 subtopologies of up to 8 partitions (for recorded cases).
+    /// Up to 10 members and 3 subtopologies of up to 6 partitions (for recorded cases).
     Small,
 }
 
@@ -54,7 +54,7 @@ fn process_id(rng: &mut Rng) -> String {
 fn topology(rng: &mut Rng, size: CaseSize) -> StreamsTopology {
     let (max_subs, max_partitions) = match size {
         CaseSize::Full => (6, if rng.chance(0.3) { 48 } else { 12 }),
-        CaseSize::Small => (4, 8),
+        CaseSize::Small => (3, 6),
     };
     let count = rng.range(1, max_subs) as usize;
     let named = rng.chance(0.2);
@@ -71,7 +71,7 @@ fn membership(rng: &mut Rng, size: CaseSize, next: &mut usize) -> Vec<(String, S
         CaseSize::Full if rng.chance(0.2) => rng.range(41, 100),
         CaseSize::Full if rng.chance(0.5) => rng.range(9, 40),
         CaseSize::Full => rng.range(1, 8),
-        CaseSize::Small => rng.range(1, 12),
+        CaseSize::Small => rng.range(1, 10),
     } as usize;
     let mut out = Vec::with_capacity(members);
     while out.len() < members {
