@@ -56,7 +56,11 @@ fn recorded_cases_match_kafka_4_4() {
     assert!(failures.is_empty(), "{} of {count} cases differ from Kafka:\n{}", failures.len(), failures.join("\n"));
 }
 
-fn tasks(target: &StreamsGroupAssignment, member: &str) -> (Vec<(String, i32)>, Vec<(String, i32)>) {
+/// Tasks as (subtopology, partition).
+type TaskList = Vec<(String, i32)>;
+
+/// A member's active and standby tasks.
+fn tasks(target: &StreamsGroupAssignment, member: &str) -> (TaskList, TaskList) {
     let flat = |t: &BTreeMap<String, BTreeSet<i32>>| t.iter().flat_map(|(s, p)| p.iter().map(|&p| (s.clone(), p))).collect();
     let m = &target.members[member];
     (flat(&m.active_tasks), flat(&m.standby_tasks))

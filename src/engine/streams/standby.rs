@@ -28,7 +28,7 @@ pub(super) fn assign_standby(state: &mut State, mut stateful: Vec<Task>) {
             placed += 1;
         }
     }
-    left.sort_by(|a, b| b.0.cmp(&a.0));
+    left.sort_by_key(|&(task, _)| std::cmp::Reverse(task));
     let mut queue = process_queue(state);
     let mut polled = Vec::new();
     for (task, remaining) in left {

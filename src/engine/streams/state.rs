@@ -15,12 +15,15 @@ use super::input::{StreamsAssignError, StreamsGroupSpec, StreamsTopology, TaskVa
 use super::process::{Members, Process, Task};
 use crate::jdk::hash_map::JavaHashMap;
 
+/// A subtopology's task count and whether it is stateful.
+pub(super) type Shape = (i32, bool);
+
 #[derive(Debug)]
 pub(super) struct State {
     /// The subtopology ids in Java's `String` order; a [`Task`] names one by its index here.
     pub(super) subtopologies: Vec<String>,
     /// Each subtopology's task count and whether it is stateful, by index.
-    pub(super) shape: Vec<(i32, bool)>,
+    pub(super) shape: Vec<Shape>,
     /// The member ids, by member index.
     pub(super) member_ids: Vec<String>,
     pub(super) members: Members,
@@ -204,7 +207,7 @@ fn offset(offsets: &TaskValues<i64>, sub: &str, partition: i32) -> Option<i64> {
 }
 
 /// The subtopology ids in Java's `String` order, with their task counts and stateful flags.
-fn shape(topology: &StreamsTopology) -> Result<(Vec<String>, Vec<(i32, bool)>), StreamsAssignError> {
+fn shape(topology: &StreamsTopology) -> Result<(Vec<String>, Vec<Shape>), StreamsAssignError> {
     let mut subs: Vec<_> = topology.subtopologies.iter().collect();
     subs.sort_by(|a, b| crate::jdk::cmp::cmp_java_strings(&a.id, &b.id));
     for pair in subs.windows(2) {
