@@ -3,7 +3,7 @@
 //! Java assignor on the same inputs (`engine::testdata::steady_state`, same seeds).
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use kstreams_assignor::engine::{AssignmentInput, AssignorKind, ClientInput, assign, testdata};
+use kstreams_assignor::engine::{AssignmentInput, AssignorKind, ClientInput, assign, streams, testdata};
 use kstreams_assignor::wire::{LATEST_OFFSET, ProcessId, TaskId};
 
 /// The benchmarked shapes: (clients, threads per client, stateful tasks, standbys). Keep in
@@ -60,5 +60,18 @@ fn optimized_many_subtopologies(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, high_availability, optimized, optimized_many_subtopologies);
+/// The broker's streams sticky assignor (kafka-group-coordinator 4.4.0) on a group of 1,000
+/// members in 250 processes over 10,000 stateful tasks with one standby each, after a tenth of
+/// the members joined.
+fn streams_sticky(c: &mut Criterion) {
+    let case = streams::testdata::large_case(1000, 4, 10_000, 1);
+    let mut group = c.benchmark_group("engine");
+    group.sample_size(10);
+    group.bench_function("streams-sticky/1000x4/10000-tasks/1-standby", |b| {
+        b.iter(|| streams::assign_sticky(std::hint::black_box(&case.spec), std::hint::black_box(&case.topology)).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, high_availability, optimized, optimized_many_subtopologies, streams_sticky);
 criterion_main!(benches);

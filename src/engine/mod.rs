@@ -69,6 +69,7 @@ mod optimized;
 mod output;
 mod rack_aware;
 mod registry;
+pub mod streams;
 mod task_lag;
 #[cfg(any(test, feature = "testdata"))]
 pub mod testdata;

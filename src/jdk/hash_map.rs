@@ -208,6 +208,42 @@ impl<K: JavaHashCode + JavaComparable + Eq, V> JavaHashMap<K, V> {
         None
     }
 
+    /// `computeIfAbsent(key, k -> value)` with a non-null value; returns whether the key was
+    /// absent. Unlike `put` it grows a full table *before* looking the key up (so also when the
+    /// key is present), puts a new key at the *front* of its bucket's list, and turns the bucket
+    /// into a tree when it held 7 keys or more before.
+    pub(crate) fn compute_if_absent(&mut self, key: K, value: impl FnOnce() -> V) -> bool {
+        if self.table.is_empty() || self.len > self.threshold {
+            self.resize();
+        }
+        if self.find(&key).is_some() {
+            return false;
+        }
+        let hash = spread(key.java_hash_code());
+        let b = self.index_of(hash);
+        let first = self.table[b];
+        let node =
+            Node { hash, key, value: value(), next: first, tree: false, prev: None, parent: None, left: None, right: None, red: false };
+        match first {
+            Some(first) if self.n(first).tree => self.put_tree_val(first, Node { next: None, ..node }),
+            _ => {
+                let mut listed = 0;
+                let mut e = first;
+                while let Some(i) = e {
+                    listed += 1;
+                    e = self.n(i).next;
+                }
+                let x = self.alloc(node);
+                self.table[b] = Some(x);
+                if listed >= TREEIFY_LENGTH - 2 {
+                    self.treeify_bin(b);
+                }
+            }
+        }
+        self.len += 1;
+        true
+    }
+
     /// `remove(key)`: a removed tree node may turn a small tree back into a list and moves the
     /// tree's root to the front of its bucket.
     pub(crate) fn remove<Q: JavaHashCode + Eq + ?Sized>(&mut self, key: &Q) -> Option<V>

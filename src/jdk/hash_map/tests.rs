@@ -188,3 +188,35 @@ fn replays_java_hash_set_fixtures() {
     }
     assert!(count >= 10, "only {count} recorded sequences");
 }
+
+#[test]
+fn compute_if_absent_puts_new_keys_first_in_their_bucket() {
+    // Two of these process ids share bucket 1 of a table of 8; JDK 17's computeIfAbsent into a
+    // `new HashMap<>(6)` iterates them newest first, where put would keep insertion order.
+    let ids = ["cdb4b00d-773e-4714-8575-3fa67609aebf", "262fc607-054b-4de4-8472-53a49016ff9c", "eefc60da-8206-4e83-a69e-82e8e322b9bb"];
+    let mut computed = JavaHashMap::with_capacity(6);
+    let mut put = JavaHashMap::with_capacity(6);
+    for id in ids {
+        assert!(computed.compute_if_absent(id, || ()));
+        put.insert(id, ());
+    }
+    assert!(!computed.compute_if_absent(ids[0], || ()));
+    assert_eq!(computed.keys().copied().collect::<Vec<_>>(), [ids[2], ids[0], ids[1]]);
+    assert_eq!(put.keys().copied().collect::<Vec<_>>(), [ids[0], ids[2], ids[1]]);
+}
+
+#[test]
+fn compute_if_absent_grows_the_table_before_the_insert_that_follows_a_full_one() {
+    // Seven keys fill a table of 8 past its threshold of 6: put doubles it at the seventh,
+    // computeIfAbsent only at the eighth (JDK 17), even when that one finds its key present.
+    let table = |m: &JavaHashMap<TaskId, ()>| m.table.len();
+    let mut small = JavaHashMap::with_capacity(8);
+    let mut small_put = JavaHashMap::with_capacity(8);
+    for p in 0..7 {
+        small.compute_if_absent(TaskId::new(0, p), || ());
+        small_put.insert(TaskId::new(0, p), ());
+    }
+    assert_eq!((table(&small), table(&small_put)), (8, 16));
+    small.compute_if_absent(TaskId::new(0, 0), || ());
+    assert_eq!(table(&small), 16);
+}
