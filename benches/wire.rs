@@ -1,7 +1,8 @@
 //! Decode and encode throughput on realistic large inputs: the Java-written fixtures
 //! `subscription/v11/large.bin` (2,000 task offset sums, 3 client tags) and
 //! `assignment/v11/large.bin` (~1,000 active and ~1,000 standby tasks, host maps for 100 hosts).
-//! Decode includes building the maps a leader or member reads, as Java's decode does.
+//! Decode includes building the maps a leader, `describe` or member reads (Java's decode builds
+//! them all: its `AssignmentInfo` eagerly, its `SubscriptionInfo` on the first accessor call).
 //! `compat/bench-wire.sh` runs this and the Java harness's benchmark in one go.
 
 use std::hint::black_box;
@@ -19,7 +20,15 @@ fn subscription(c: &mut Criterion) {
     let info = SubscriptionInfo::decode(&bytes).unwrap();
     let mut g = c.benchmark_group("subscription_v11_large");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
+    // What the leader reads (`leader::aggregate`): the sorted offset sums, tags, endpoint.
     g.bench_function("decode", |b| {
+        b.iter(|| {
+            let info = SubscriptionInfo::decode(black_box(&bytes)).unwrap();
+            (info.offset_sums(), info.client_tags_map().unwrap(), info.user_end_point())
+        })
+    });
+    // What `describe` reads: the offset sums as a `BTreeMap`, the endpoint.
+    g.bench_function("decode_btree_map", |b| {
         b.iter(|| {
             let info = SubscriptionInfo::decode(black_box(&bytes)).unwrap();
             (info.task_offset_sums(), info.client_tags_map().unwrap(), info.user_end_point())
@@ -35,10 +44,19 @@ fn assignment(c: &mut Criterion) {
     let info = AssignmentInfo::decode(&bytes).unwrap();
     let mut g = c.benchmark_group("assignment_v11_large");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
+    // Every map Java's decode builds (what a member reads in `on_assignment`).
     g.bench_function("decode", |b| {
         b.iter(|| {
             let info = AssignmentInfo::decode(black_box(&bytes)).unwrap();
             (info.standby_tasks_map(), info.partitions_by_host(), info.standby_partitions_by_host())
+        })
+    });
+    // What `describe` reads: the active task list and the standby tasks.
+    g.bench_function("decode_standby_map", |b| {
+        b.iter(|| {
+            let info = AssignmentInfo::decode(black_box(&bytes)).unwrap();
+            let standby = info.standby_tasks_map();
+            (info, standby)
         })
     });
     g.bench_function("decode_wire_only", |b| b.iter(|| AssignmentInfo::decode(black_box(&bytes)).unwrap()));

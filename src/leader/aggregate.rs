@@ -171,9 +171,15 @@ impl Members {
             self.all_owned.insert(p.clone());
             client.owned.insert(p, id.clone());
         }
-        let sums = info.task_offset_sums();
-        client.consumer_tasks.insert(id.clone(), sums.keys().cloned().collect());
-        client.offset_sums.extend(sums);
+        // Sorted by task: the set below is built without a sort, and the first consumer's sums
+        // become the client's map in one go.
+        let sums = info.offset_sums();
+        client.consumer_tasks.insert(id.clone(), sums.keys().collect());
+        if client.offset_sums.is_empty() {
+            client.offset_sums = sums.into_map();
+        } else {
+            client.offset_sums.extend(sums);
+        }
         Ok(())
     }
 }

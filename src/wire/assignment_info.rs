@@ -20,7 +20,7 @@ const UNKNOWN_TOPIC: &str = "null";
 
 pub use super::assignment_parts::{HostMaps, HostPartitions, IndexedHostPartitions, PartitionsByHost, StandbyTask, WirePartition};
 use super::assignment_parts::{
-    HostMapsForm, Layout, Strings, Topics, read_indexed_hosts, read_partitions, read_task_id, write_indexed_hosts,
+    DictionaryIndexes, HostMapsForm, Layout, Strings, Topics, read_indexed_hosts, read_partitions, read_task_id, write_indexed_hosts,
     write_partitions, write_task_id, write_utf,
 };
 /// A member's assignment metadata, exactly as it travels: lists keep wire order and duplicates,
@@ -204,7 +204,7 @@ impl AssignmentInfo {
                     let index = r.i32("topicDictionary.index")?;
                     topics.push((index, strings.read(&mut r, "topicDictionary.topic")?));
                 }
-                let known: BTreeSet<i32> = topics.iter().map(|(i, _)| *i).collect();
+                let known = DictionaryIndexes::of(&topics);
                 let active = read_indexed_hosts(&mut r, &mut strings, "partitionsByHost", &known)?;
                 let standby = if layout.standby_host_map {
                     read_indexed_hosts(&mut r, &mut strings, "standbyPartitionsByHost", &known)?
@@ -325,10 +325,24 @@ impl AssignmentInfo {
     /// Standby tasks and their partitions as Java reads them (a repeated task: the last wins).
     pub fn standby_tasks_map(&self) -> BTreeMap<TaskId, BTreeSet<TopicPartition>> {
         let mut topics = Topics::default();
-        self.standby_tasks
+        let mut tasks: Vec<(TaskId, BTreeSet<TopicPartition>)> = self
+            .standby_tasks
             .iter()
-            .map(|s| (s.task.clone(), s.partitions.iter().map(|p| topics.partition(p)).collect()))
-            .collect()
+            .map(|s| {
+                let partitions = match &s.partitions[..] {
+                    // A task usually has one input partition: one node, no sort.
+                    [one] => BTreeSet::from([topics.partition(one)]),
+                    many => many.iter().map(|p| topics.partition(p)).collect(),
+                };
+                (s.task.clone(), partitions)
+            })
+            .collect();
+        // Stable (a repeated task: the last wins), by one integer where no task is named; the
+        // map's own sort then finds the order made.
+        if tasks.iter().all(|(t, _)| t.topology.is_none()) {
+            tasks.sort_by_key(|(t, _)| (t.subtopology, t.partition));
+        }
+        tasks.into_iter().collect()
     }
 
     /// Active partitions by host, as Java reads them (a repeated host: the last wins; an unknown
@@ -360,19 +374,36 @@ fn host_info(host: &JavaString, port: i32) -> HostInfo {
 }
 
 fn resolve_indexed(topics: &[(i32, JavaString)], hosts: &[IndexedHostPartitions]) -> PartitionsByHost {
-    let dictionary: BTreeMap<i32, Arc<str>> = topics.iter().map(|(i, t)| (*i, Arc::from(&*t.to_string_lossy()))).collect();
-    let unknown: Arc<str> = Arc::from(UNKNOWN_TOPIC);
+    // One slot per dictionary index, and a last one for an unknown index. A repeated index: the
+    // last entry wins, as in Java's map.
+    let indexes = DictionaryIndexes::of(topics);
+    let unknown = topics.len();
+    let mut names: Vec<Arc<str>> = vec![Arc::from(UNKNOWN_TOPIC); topics.len() + 1];
+    for (index, topic) in topics {
+        if let Some(at) = indexes.position(*index) {
+            names[at] = Arc::from(&*topic.to_string_lossy());
+        }
+    }
+    // Each slot's rank in name order (equal names, equal ranks): a host's partitions then sort
+    // as integers.
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_unstable_by(|&a, &b| names[a].cmp(&names[b]));
+    let mut rank = vec![0u64; names.len()];
+    for w in order.windows(2) {
+        rank[w[1]] = rank[w[0]] + u64::from(names[w[1]] != names[w[0]]);
+    }
+    let mut sorted: Vec<(u64, usize, i32)> = Vec::new();
     hosts
         .iter()
         .map(|h| {
-            let partitions = h
-                .partitions
-                .iter()
-                .map(|&(index, partition)| TopicPartition {
-                    topic: dictionary.get(&index).unwrap_or(&unknown).clone(),
-                    partition,
-                })
-                .collect();
+            sorted.clear();
+            sorted.extend(h.partitions.iter().map(|&(index, partition)| {
+                let slot = indexes.position(index).unwrap_or(unknown);
+                ((rank[slot] << 32) | u64::from(partition as u32 ^ 0x8000_0000), slot, partition)
+            }));
+            sorted.sort_unstable_by_key(|&(key, _, _)| key);
+            let partitions =
+                sorted.iter().map(|&(_, slot, partition)| TopicPartition { topic: names[slot].clone(), partition }).collect();
             (host_info(&h.host, h.port), partitions)
         })
         .collect()

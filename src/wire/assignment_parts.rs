@@ -127,8 +127,10 @@ pub enum HostMaps {
 pub type PartitionsByHost = BTreeMap<HostInfo, BTreeSet<TopicPartition>>;
 
 pub(super) fn read_task_id(r: &mut Reader<'_>, layout: Layout, field: &'static str) -> Result<TaskId, DecodeError> {
-    let subtopology = r.i32(field)?;
-    let partition = r.i32(field)?;
+    let (subtopology, partition) = match r.chunk::<8>() {
+        Some(b) => (i32::from_be_bytes([b[0], b[1], b[2], b[3]]), i32::from_be_bytes([b[4], b[5], b[6], b[7]])),
+        None => (r.i32(field)?, r.i32(field)?),
+    };
     if !layout.named_task_ids {
         return Ok(TaskId::new(subtopology, partition));
     }
@@ -166,10 +168,12 @@ pub(super) fn write_task_id(w: &mut Writer, layout: Layout, task: &TaskId) -> Re
 }
 
 /// Reads `AssignmentInfo`'s strings, sharing one allocation among repeats of the same bytes
-/// (topic names recur once per partition).
+/// (topic names recur once per partition). A repeat of the string just read (partitions of one
+/// topic come together) is found without hashing.
 #[derive(Default)]
 pub(super) struct Strings<'a> {
     seen: HashMap<&'a [u8], (JavaString, bool)>,
+    last: Option<(&'a [u8], JavaString, bool)>,
 }
 
 impl<'a> Strings<'a> {
@@ -177,14 +181,21 @@ impl<'a> Strings<'a> {
         let at = r.position();
         let len = r.u16(field)?;
         let bytes = r.take(len.into(), field)?;
-        let (s, canonical) = match self.seen.get(bytes) {
-            Some(known) => known.clone(),
-            None => {
-                let fresh = JavaString::from_modified_utf8_checked(bytes).map_err(|e| {
-                    r.error_at(at, field, DecodeErrorKind::MalformedModifiedUtf8 { at: e.at, reason: e.reason })
-                })?;
-                self.seen.insert(bytes, fresh.clone());
-                fresh
+        let (s, canonical) = match &self.last {
+            Some((last, s, canonical)) if *last == bytes => (s.clone(), *canonical),
+            _ => {
+                let (s, canonical) = match self.seen.get(bytes) {
+                    Some(known) => known.clone(),
+                    None => {
+                        let fresh = JavaString::from_modified_utf8_checked(bytes).map_err(|e| {
+                            r.error_at(at, field, DecodeErrorKind::MalformedModifiedUtf8 { at: e.at, reason: e.reason })
+                        })?;
+                        self.seen.insert(bytes, fresh.clone());
+                        fresh
+                    }
+                };
+                self.last = Some((bytes, s.clone(), canonical));
+                (s, canonical)
             }
         };
         if !canonical {
@@ -194,17 +205,63 @@ impl<'a> Strings<'a> {
     }
 }
 
-/// Converts topic names to shared `Arc<str>`s, once per distinct name.
+/// Converts topic names to shared `Arc<str>`s, once per distinct name; a repeat of the last
+/// topic (one allocation, as [`Strings`] shares them) without hashing.
 #[derive(Default)]
-pub(super) struct Topics(HashMap<JavaString, Arc<str>>);
+pub(super) struct Topics {
+    seen: HashMap<JavaString, Arc<str>>,
+    last: Option<(JavaString, Arc<str>)>,
+}
 
 impl Topics {
     pub(super) fn get(&mut self, topic: &JavaString) -> Arc<str> {
-        self.0.entry(topic.clone()).or_insert_with(|| topic.to_string_lossy().into()).clone()
+        if let Some((last, name)) = &self.last {
+            if last.shares(topic) {
+                return name.clone();
+            }
+        }
+        let name = match self.seen.get(topic) {
+            Some(name) => name.clone(),
+            None => {
+                let name: Arc<str> = topic.to_string_lossy().into();
+                self.seen.insert(topic.clone(), name.clone());
+                name
+            }
+        };
+        self.last = Some((topic.clone(), name.clone()));
+        name
     }
 
     pub(super) fn partition(&mut self, p: &WirePartition) -> TopicPartition {
         TopicPartition { topic: self.get(&p.topic), partition: p.partition }
+    }
+}
+
+/// The topic indexes a v5+ dictionary defines. Java numbers them 0, 1, 2, … in order, which is
+/// checked without a lookup.
+pub(super) enum DictionaryIndexes {
+    /// Exactly `0..n`, in order.
+    Dense(usize),
+    /// Anything else, sorted.
+    Sorted(Vec<i32>),
+}
+
+impl DictionaryIndexes {
+    pub(super) fn of(topics: &[(i32, JavaString)]) -> Self {
+        if topics.iter().enumerate().all(|(i, (index, _))| usize::try_from(*index) == Ok(i)) {
+            return Self::Dense(topics.len());
+        }
+        let mut indexes: Vec<i32> = topics.iter().map(|(i, _)| *i).collect();
+        indexes.sort_unstable();
+        Self::Sorted(indexes)
+    }
+
+    /// Where `index` is in the dictionary's order of indexes, if it is there.
+    pub(super) fn position(&self, index: i32) -> Option<usize> {
+        match self {
+            Self::Dense(n) => usize::try_from(index).ok().filter(|i| i < n),
+            Self::Sorted(indexes) => indexes.binary_search(&index).ok(),
+        }
     }
 }
 
@@ -244,7 +301,7 @@ pub(super) fn read_indexed_hosts<'a>(
     r: &mut Reader<'a>,
     strings: &mut Strings<'a>,
     field: &'static str,
-    known_indexes: &BTreeSet<i32>,
+    known_indexes: &DictionaryIndexes,
 ) -> Result<Vec<IndexedHostPartitions>, DecodeError> {
     let n = r.count(field, 10)?;
     let mut hosts = Vec::with_capacity(n);
@@ -255,11 +312,15 @@ pub(super) fn read_indexed_hosts<'a>(
         let mut partitions = Vec::with_capacity(m);
         for _ in 0..m {
             let at = r.position();
-            let index = r.i32(field)?;
-            if !known_indexes.contains(&index) {
+            let (index, partition) = match r.chunk::<8>() {
+                Some(b) => (i32::from_be_bytes([b[0], b[1], b[2], b[3]]), i32::from_be_bytes([b[4], b[5], b[6], b[7]])),
+                // Cut off within the pair: read field by field to say where.
+                None => (r.i32(field)?, r.i32(field)?),
+            };
+            if known_indexes.position(index).is_none() {
                 r.note(Lenience::UnknownTopicIndex { offset: at, index });
             }
-            partitions.push((index, r.i32(field)?));
+            partitions.push((index, partition));
         }
         hosts.push(IndexedHostPartitions { host, port, partitions });
     }

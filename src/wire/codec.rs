@@ -16,15 +16,18 @@ pub(crate) struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[inline]
     pub(crate) fn new(buf: &'a [u8], message: MessageKind) -> Self {
         Self { buf, pos: 0, message, lenience: Vec::new() }
     }
 
     /// Offset of the next byte to read.
+    #[inline]
     pub(crate) fn position(&self) -> usize {
         self.pos
     }
 
+    #[inline]
     pub(crate) fn remaining(&self) -> usize {
         self.buf.len() - self.pos
     }
@@ -38,6 +41,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Takes `n` bytes, or fails without consuming anything.
+    #[inline]
     pub(crate) fn take(&mut self, n: usize, field: &'static str) -> Result<&'a [u8], DecodeError> {
         let rest = &self.buf[self.pos..];
         match rest.split_at_checked(n) {
@@ -53,6 +57,17 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Takes the next `N` bytes when the input holds them (one bounds check for a run of
+    /// fixed-size fields); `None`, consuming nothing, when it does not, so that the caller can
+    /// read field by field and name the one that is cut off.
+    #[inline]
+    pub(crate) fn chunk<const N: usize>(&mut self) -> Option<&'a [u8; N]> {
+        let (head, _) = self.buf[self.pos..].split_first_chunk::<N>()?;
+        self.pos += N;
+        Some(head)
+    }
+
+    #[inline]
     fn array<const N: usize>(&mut self, field: &'static str) -> Result<[u8; N], DecodeError> {
         let bytes = self.take(N, field)?;
         let mut out = [0u8; N];
@@ -60,32 +75,39 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    #[inline]
     pub(crate) fn i8(&mut self, field: &'static str) -> Result<i8, DecodeError> {
         Ok(i8::from_be_bytes(self.array(field)?))
     }
 
+    #[inline]
     pub(crate) fn i16(&mut self, field: &'static str) -> Result<i16, DecodeError> {
         Ok(i16::from_be_bytes(self.array(field)?))
     }
 
+    #[inline]
     pub(crate) fn u16(&mut self, field: &'static str) -> Result<u16, DecodeError> {
         Ok(u16::from_be_bytes(self.array(field)?))
     }
 
+    #[inline]
     pub(crate) fn i32(&mut self, field: &'static str) -> Result<i32, DecodeError> {
         Ok(i32::from_be_bytes(self.array(field)?))
     }
 
+    #[inline]
     pub(crate) fn i64(&mut self, field: &'static str) -> Result<i64, DecodeError> {
         Ok(i64::from_be_bytes(self.array(field)?))
     }
 
+    #[inline]
     pub(crate) fn uuid(&mut self, field: &'static str) -> Result<Uuid, DecodeError> {
         Ok(Uuid::from_bytes(self.array(field)?))
     }
 
     /// Reads an `i32` element count and checks that the rest of the input could hold that many
     /// elements of at least `min_element_size` bytes. A negative count is an error.
+    #[inline]
     pub(crate) fn count(&mut self, field: &'static str, min_element_size: usize) -> Result<usize, DecodeError> {
         let at = self.pos;
         let raw = self.i32(field)?;
@@ -95,6 +117,7 @@ impl<'a> Reader<'a> {
         self.check_count(at, field, raw as usize, min_element_size)
     }
 
+    #[inline]
     fn check_count(
         &self,
         at: usize,
@@ -114,6 +137,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Non-nullable `i32`-length bytes (Kafka's generated-message `bytes`).
+    #[inline]
     pub(crate) fn bytes_i32(&mut self, field: &'static str) -> Result<&'a [u8], DecodeError> {
         let at = self.pos;
         let len = self.i32(field)?;
@@ -124,6 +148,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Nullable `i32`-length bytes: any negative length is null (the canonical null is `-1`).
+    #[inline]
     pub(crate) fn nullable_bytes_i32(&mut self, field: &'static str) -> Result<Option<&'a [u8]>, DecodeError> {
         let at = self.pos;
         let len = self.i32(field)?;
@@ -137,6 +162,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Non-nullable `i16`-length string (raw bytes; the caller decides how to treat bad UTF-8).
+    #[inline]
     pub(crate) fn string_i16(&mut self, field: &'static str) -> Result<&'a [u8], DecodeError> {
         let at = self.pos;
         let len = self.i16(field)?;
@@ -147,6 +173,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Nullable `i16`-length UTF-8 string: any negative length is null.
+    #[inline]
     pub(crate) fn nullable_string_i16(&mut self, field: &'static str) -> Result<Option<&'a [u8]>, DecodeError> {
         let at = self.pos;
         let len = self.i16(field)?;
@@ -165,6 +192,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn take_prefixed(&mut self, at: usize, field: &'static str, len: usize) -> Result<&'a [u8], DecodeError> {
         let available = self.remaining();
         if len > available {
@@ -195,51 +223,73 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
+    #[inline]
     pub(crate) fn new(message: MessageKind, capacity: usize) -> Self {
         Self { buf: Vec::with_capacity(capacity), message }
     }
 
+    #[inline]
     pub(crate) fn i8(&mut self, v: i8) {
         self.buf.push(v as u8);
     }
 
+    #[inline]
     pub(crate) fn i16(&mut self, v: i16) {
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
+    #[inline]
     pub(crate) fn u16(&mut self, v: u16) {
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
+    #[inline]
     pub(crate) fn i32(&mut self, v: i32) {
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
+    #[inline]
     pub(crate) fn i64(&mut self, v: i64) {
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
+    #[inline]
     pub(crate) fn uuid(&mut self, v: &Uuid) {
         self.buf.extend_from_slice(v.as_bytes());
     }
 
+    #[inline]
     pub(crate) fn raw(&mut self, bytes: &[u8]) {
         self.buf.extend_from_slice(bytes);
     }
 
+    /// Appends one `N`-byte record per item, each made by `record`, into space sized once (no
+    /// capacity check per field, fixed-size copies).
+    #[inline]
+    pub(crate) fn records<const N: usize, T>(&mut self, items: &[T], record: impl Fn(&T) -> [u8; N]) {
+        let start = self.buf.len();
+        self.buf.resize(start + N * items.len(), 0);
+        for (out, item) in self.buf[start..].chunks_exact_mut(N).zip(items) {
+            out.copy_from_slice(&record(item));
+        }
+    }
+
     /// An `i32` element count.
+    #[inline]
     pub(crate) fn count(&mut self, field: &'static str, len: usize) -> Result<(), EncodeError> {
         let n = i32::try_from(len).map_err(|_| EncodeError::TooManyElements { message: self.message, field, len })?;
         self.i32(n);
         Ok(())
     }
 
+    #[inline]
     pub(crate) fn bytes_i32(&mut self, field: &'static str, bytes: &[u8]) -> Result<(), EncodeError> {
         self.count(field, bytes.len())?;
         self.raw(bytes);
         Ok(())
     }
 
+    #[inline]
     pub(crate) fn nullable_bytes_i32(&mut self, field: &'static str, bytes: Option<&[u8]>) -> Result<(), EncodeError> {
         match bytes {
             None => {
@@ -251,6 +301,7 @@ impl Writer {
     }
 
     /// A UTF-8 string with an `i16` length (Kafka's generated-message `string`, at most 32,767 bytes).
+    #[inline]
     pub(crate) fn string_i16(&mut self, field: &'static str, bytes: &[u8]) -> Result<(), EncodeError> {
         let len = i16::try_from(bytes.len()).map_err(|_| EncodeError::StringTooLong {
             message: self.message,
@@ -263,6 +314,7 @@ impl Writer {
         Ok(())
     }
 
+    #[inline]
     pub(crate) fn nullable_string_i16(&mut self, field: &'static str, bytes: Option<&[u8]>) -> Result<(), EncodeError> {
         match bytes {
             None => {

@@ -151,6 +151,11 @@ impl JavaString {
         Ok((Self(bytes.into()), canonical))
     }
 
+    /// Whether `self` and `other` share one allocation (so are equal without comparing bytes).
+    pub(crate) fn shares(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// The raw modified UTF-8 bytes.
     pub fn as_bytes(&self) -> &[u8] {
         &self.0

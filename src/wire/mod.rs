@@ -21,6 +21,8 @@ mod assignment_parts;
 pub(crate) mod codec;
 mod error;
 mod java_string;
+pub mod offset_sums;
+mod subscription_parts;
 pub mod inspect;
 pub mod json;
 pub mod message;
@@ -38,6 +40,7 @@ pub use envelope::{
 };
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, Lenience, MessageKind};
 pub use java_string::{JavaString, MAX_MODIFIED_UTF8_LEN, MalformedModifiedUtf8};
+pub use offset_sums::OffsetSums;
 pub use subscription_info::{SubscriptionInfo, TaskStates};
 pub use types::{
     AssignorError, EndpointError, HostInfo, LATEST_OFFSET, NextRebalance, ParseTaskIdError, ParseTopicPartitionError,

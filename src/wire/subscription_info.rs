@@ -5,10 +5,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::codec::{Reader, Writer};
 use super::error::{DecodeError, DecodeErrorKind, EncodeError, Lenience, MessageKind};
+use super::offset_sums::OffsetSums;
+use super::subscription_parts::{read_client_tags, read_flat_sums, read_grouped_sums, read_task_pairs, write_task_pairs};
 use super::types::{AssignorError, LATEST_OFFSET, ProcessId, TaskId, UNKNOWN_OFFSET_SUM};
 use super::{LATEST_SUPPORTED_VERSION, MIN_NAMED_TOPOLOGY_VERSION};
 
 const MSG: MessageKind = MessageKind::SubscriptionInfo;
+
+pub use super::subscription_parts::{ClientTag, SubtopologyOffsetSums, TaskOffsetSum};
 
 /// `latestSupportedVersion` of a v1 or v2 subscription, which does not carry the field.
 pub const UNKNOWN_VERSION: i32 = -1;
@@ -72,47 +76,6 @@ pub enum TaskStates {
     BySubtopology(Vec<SubtopologyOffsetSums>),
     /// v10+: one offset sum per task, in wire order.
     Flat(Vec<TaskOffsetSum>),
-}
-
-/// One v7–9 group: the offset sums of one sub-topology's tasks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SubtopologyOffsetSums {
-    /// The sub-topology (`topicGroupId`).
-    pub subtopology: i32,
-    /// `(partition, offsetSum)` pairs in wire order.
-    pub partitions: Vec<(i32, i64)>,
-}
-
-/// One v10+ offset-sum entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaskOffsetSum {
-    /// The sub-topology (`topicGroupId`).
-    pub subtopology: i32,
-    /// The partition.
-    pub partition: i32,
-    /// The offset sum, or [`LATEST_OFFSET`] for a running active task.
-    pub offset_sum: i64,
-    /// The named topology's raw UTF-8 bytes; `None` (and an empty name) mean none.
-    pub named_topology: Option<Vec<u8>>,
-}
-
-impl TaskOffsetSum {
-    /// The task this entry is for. Invalid UTF-8 in the name is replaced as Java replaces it.
-    pub fn task_id(&self) -> TaskId {
-        match &self.named_topology {
-            Some(name) => TaskId::named(&String::from_utf8_lossy(name), self.subtopology, self.partition),
-            None => TaskId::new(self.subtopology, self.partition),
-        }
-    }
-}
-
-/// A client tag (`client.tag.*`, v11+), raw UTF-8 bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClientTag {
-    /// The tag key.
-    pub key: Vec<u8>,
-    /// The tag value.
-    pub value: Vec<u8>,
 }
 
 /// Two client tags with the same key. Java's leader fails its rebalance on this
@@ -325,7 +288,7 @@ impl SubscriptionInfo {
     /// topology before v10, and on strings too long for their length prefix.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let version = self.version;
-        let mut w = Writer::new(MSG, 64 + self.size_hint());
+        let mut w = Writer::new(MSG, self.size_hint());
         if version > LATEST_SUPPORTED_VERSION {
             self.check_future_stub()?;
             w.i32(version);
@@ -372,11 +335,21 @@ impl SubscriptionInfo {
             }
             TaskStates::Flat(entries) => {
                 w.count("taskOffsetSums", entries.len())?;
-                for e in entries {
-                    w.i32(e.subtopology);
-                    w.i32(e.partition);
-                    w.i64(e.offset_sum);
-                    w.nullable_string_i16("namedTopology", e.named_topology.as_deref())?;
+                let head = |e: &TaskOffsetSum| {
+                    let mut head = [0xff; 18];
+                    head[..4].copy_from_slice(&e.subtopology.to_be_bytes());
+                    head[4..8].copy_from_slice(&e.partition.to_be_bytes());
+                    head[8..16].copy_from_slice(&e.offset_sum.to_be_bytes());
+                    head
+                };
+                if entries.iter().all(|e| e.named_topology.is_none()) {
+                    // 18 bytes each, the null name's length (-1) included.
+                    w.records(entries, head);
+                } else {
+                    for e in entries {
+                        w.raw(&head(e)[..16]);
+                        w.nullable_string_i16("namedTopology", e.named_topology.as_deref())?;
+                    }
                 }
             }
         }
@@ -397,14 +370,19 @@ impl SubscriptionInfo {
         Ok(w.finish())
     }
 
+    /// The encoded length when the tasks are held in the version's form and no task is named
+    /// (the writer's capacity: one allocation, no regrowth).
     fn size_hint(&self) -> usize {
         let tasks = match &self.tasks {
-            TaskStates::Sets { prev, standby } => 8 * (prev.len() + standby.len()),
-            TaskStates::BySubtopology(g) => g.iter().map(|g| 8 + 12 * g.partitions.len()).sum(),
-            TaskStates::Flat(e) => e.iter().map(|e| 18 + e.named_topology.as_ref().map_or(0, Vec::len)).sum(),
+            TaskStates::Sets { prev, standby } => 8 + 8 * (prev.len() + standby.len()),
+            TaskStates::BySubtopology(g) => 4 + g.iter().map(|g| 8 + 12 * g.partitions.len()).sum::<usize>(),
+            // Named topologies are rare; their names grow the buffer.
+            TaskStates::Flat(e) => 4 + 18 * e.len(),
         };
-        let tags: usize = self.client_tags.iter().map(|t| 8 + t.key.len() + t.value.len()).sum();
-        tasks + tags + self.user_end_point.len() + self.trailing_bytes.len()
+        let tags: usize = 4 + self.client_tags.iter().map(|t| 8 + t.key.len() + t.value.len()).sum::<usize>();
+        // version, latestSupportedVersion, processId, the endpoint's length, uniqueField, errorCode.
+        let fixed = 4 + 4 + 16 + 4 + 1 + 4;
+        fixed + tasks + tags + self.user_end_point.len() + self.trailing_bytes.len()
     }
 
     fn tasks_form(&self) -> TasksForm {
@@ -463,27 +441,36 @@ impl SubscriptionInfo {
 
     /// The offset sum per task, as Java's leader reads it: v7+ in wire order with the last
     /// duplicate winning; v1–6 previous active tasks as [`LATEST_OFFSET`], then standby tasks as
-    /// [`UNKNOWN_OFFSET_SUM`] (so a task in both sets ends as unknown).
-    pub fn task_offset_sums(&self) -> BTreeMap<TaskId, i64> {
+    /// [`UNKNOWN_OFFSET_SUM`] (so a task in both sets ends as unknown). Sorted by task.
+    pub fn offset_sums(&self) -> OffsetSums {
         match &self.tasks {
             TaskStates::Sets { prev, standby } => prev
                 .iter()
                 .map(|t| (t.clone(), LATEST_OFFSET))
                 .chain(standby.iter().map(|t| (t.clone(), UNKNOWN_OFFSET_SUM)))
                 .collect(),
-            TaskStates::BySubtopology(groups) => groups
-                .iter()
-                .flat_map(|g| g.partitions.iter().map(|&(p, sum)| (TaskId::new(g.subtopology, p), sum)))
-                .collect(),
+            TaskStates::BySubtopology(groups) => {
+                let flat: Vec<(i32, i32, i64)> =
+                    groups.iter().flat_map(|g| g.partitions.iter().map(|&(p, sum)| (g.subtopology, p, sum))).collect();
+                OffsetSums::from_unnamed(flat.len(), |i| flat[i])
+            }
+            TaskStates::Flat(e) if e.iter().all(|e| e.named_topology.as_ref().is_none_or(Vec::is_empty)) => {
+                OffsetSums::from_unnamed(e.len(), |i| (e[i].subtopology, e[i].partition, e[i].offset_sum))
+            }
             TaskStates::Flat(entries) => entries.iter().map(|e| (e.task_id(), e.offset_sum)).collect(),
         }
+    }
+
+    /// [`SubscriptionInfo::offset_sums`] as a `BTreeMap`.
+    pub fn task_offset_sums(&self) -> BTreeMap<TaskId, i64> {
+        self.offset_sums().into_map()
     }
 
     /// Tasks the member ran as active tasks (offset sum [`LATEST_OFFSET`]).
     pub fn prev_tasks(&self) -> BTreeSet<TaskId> {
         match &self.tasks {
             TaskStates::Sets { prev, .. } => prev.iter().cloned().collect(),
-            _ => self.task_offset_sums().into_iter().filter(|&(_, s)| s == LATEST_OFFSET).map(|(t, _)| t).collect(),
+            _ => self.offset_sums().into_iter().filter(|&(_, s)| s == LATEST_OFFSET).map(|(t, _)| t).collect(),
         }
     }
 
@@ -491,7 +478,7 @@ impl SubscriptionInfo {
     pub fn standby_tasks(&self) -> BTreeSet<TaskId> {
         match &self.tasks {
             TaskStates::Sets { standby, .. } => standby.iter().cloned().collect(),
-            _ => self.task_offset_sums().into_iter().filter(|&(_, s)| s != LATEST_OFFSET).map(|(t, _)| t).collect(),
+            _ => self.offset_sums().into_iter().filter(|&(_, s)| s != LATEST_OFFSET).map(|(t, _)| t).collect(),
         }
     }
 
@@ -553,76 +540,4 @@ fn tasks_in_form(form: TasksForm, sums: &BTreeMap<TaskId, i64>) -> TaskStates {
                 .collect(),
         ),
     }
-}
-
-fn read_task_pairs(r: &mut Reader<'_>, field: &'static str) -> Result<Vec<TaskId>, DecodeError> {
-    let n = r.count(field, 8)?;
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        let subtopology = r.i32(field)?;
-        let partition = r.i32(field)?;
-        out.push(TaskId::new(subtopology, partition));
-    }
-    Ok(out)
-}
-
-fn write_task_pairs(w: &mut Writer, field: &'static str, tasks: &[TaskId]) -> Result<(), EncodeError> {
-    w.count(field, tasks.len())?;
-    for t in tasks {
-        w.i32(t.subtopology);
-        w.i32(t.partition);
-    }
-    Ok(())
-}
-
-fn read_grouped_sums(r: &mut Reader<'_>) -> Result<Vec<SubtopologyOffsetSums>, DecodeError> {
-    let n = r.count("taskOffsetSums", 8)?;
-    let mut groups = Vec::with_capacity(n);
-    for _ in 0..n {
-        let subtopology = r.i32("taskOffsetSums.topicGroupId")?;
-        let m = r.count("partitionToOffsetSum", 12)?;
-        let mut partitions = Vec::with_capacity(m);
-        for _ in 0..m {
-            let partition = r.i32("partitionToOffsetSum.partition")?;
-            let sum = r.i64("partitionToOffsetSum.offsetSum")?;
-            partitions.push((partition, sum));
-        }
-        groups.push(SubtopologyOffsetSums { subtopology, partitions });
-    }
-    Ok(groups)
-}
-
-fn read_flat_sums(r: &mut Reader<'_>) -> Result<Vec<TaskOffsetSum>, DecodeError> {
-    let n = r.count("taskOffsetSums", 18)?;
-    let mut entries = Vec::with_capacity(n);
-    for _ in 0..n {
-        let subtopology = r.i32("taskOffsetSums.topicGroupId")?;
-        let partition = r.i32("taskOffsetSums.partition")?;
-        let offset_sum = r.i64("taskOffsetSums.offsetSum")?;
-        let at = r.position();
-        let named_topology = r.nullable_string_i16("taskOffsetSums.namedTopology")?.map(<[u8]>::to_vec);
-        if let Some(name) = &named_topology {
-            r.check_utf8(at, "taskOffsetSums.namedTopology", name);
-        }
-        if named_topology.as_ref().is_some_and(Vec::is_empty) {
-            r.note(Lenience::EmptyNamedTopology { offset: at });
-        }
-        entries.push(TaskOffsetSum { subtopology, partition, offset_sum, named_topology });
-    }
-    Ok(entries)
-}
-
-fn read_client_tags(r: &mut Reader<'_>) -> Result<Vec<ClientTag>, DecodeError> {
-    let n = r.count("clientTags", 8)?;
-    let mut tags = Vec::with_capacity(n);
-    for _ in 0..n {
-        let at = r.position();
-        let key = r.bytes_i32("clientTags.key")?;
-        r.check_utf8(at, "clientTags.key", key);
-        let at = r.position();
-        let value = r.bytes_i32("clientTags.value")?;
-        r.check_utf8(at, "clientTags.value", value);
-        tags.push(ClientTag { key: key.to_vec(), value: value.to_vec() });
-    }
-    Ok(tags)
 }
