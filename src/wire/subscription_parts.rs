@@ -21,7 +21,7 @@ pub struct TaskOffsetSum {
     pub subtopology: i32,
     /// The partition.
     pub partition: i32,
-    /// The offset sum, or [`LATEST_OFFSET`] for a running active task.
+    /// The offset sum, or [`LATEST_OFFSET`](crate::wire::LATEST_OFFSET) for a running active task.
     pub offset_sum: i64,
     /// The named topology's raw UTF-8 bytes; `None` (and an empty name) mean none.
     pub named_topology: Option<Vec<u8>>,
