@@ -23,6 +23,8 @@ is recorded, tasks moved to it, every move has a cause, and the summary was prin
 import json
 import sys
 
+from common import json_lines
+
 PROBING_SLACK_MS = 5000
 
 
@@ -148,23 +150,11 @@ def compare(leader_gens, records):
     return explained, total, compared, lines
 
 
-def read_lines(path):
-    out = []
-    for line in open(path, errors="replace"):
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                pass
-    return out
-
-
 CAUSES = {"memberJoined", "memberLeft", "warmupPromoted", "probingRebalance", "loadBalance", "topologyChange"}
 
 
 def check_streams(records_path, describe_path, out_path):
-    records = read_lines(records_path)
+    records = json_lines(records_path)
     group = json.load(open(describe_path))
     out = open(out_path, errors="replace").read().splitlines()
     joiner = [m["processId"] for m in group["members"] if (m.get("userEndpoint") or {}).get("host", "").startswith("c.")]
@@ -190,8 +180,8 @@ def main():
     if sys.argv[1] == "--streams":
         check_streams(*sys.argv[2:5])
         return
-    leader = [r for r in read_lines(sys.argv[1]) if "members" in r and "assignedAtMs" in r]
-    records = read_lines(sys.argv[2])
+    leader = [r for r in json_lines(sys.argv[1]) if "members" in r and "assignedAtMs" in r]
+    records = json_lines(sys.argv[2])
     explained, total, compared, lines = compare(leader, records)
     print("\n".join(lines))
     print(f"watch: {explained}/{total} moves explained as the leader logged them, over {compared} generation(s)")
