@@ -73,5 +73,19 @@ fn streams_sticky(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, high_availability, optimized, optimized_many_subtopologies, streams_sticky);
+/// This crate's `optimized` on the same streams group (a fresh memory each time: no restore rates).
+fn streams_optimized(c: &mut Criterion) {
+    let case = streams::testdata::large_case(1000, 4, 10_000, 1);
+    let mut group = c.benchmark_group("engine");
+    group.sample_size(10);
+    group.bench_function("streams-optimized/1000x4/10000-tasks/1-standby", |b| {
+        b.iter(|| {
+            let mut memory = streams::StreamsMemory::new();
+            streams::assign_optimized(std::hint::black_box(&case.spec), &case.topology, &mut memory, 1_700_000_000_000).unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, high_availability, optimized, optimized_many_subtopologies, streams_sticky, streams_optimized);
 criterion_main!(benches);

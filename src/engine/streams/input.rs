@@ -282,4 +282,8 @@ pub enum StreamsAssignError {
     /// There are tasks but no members (Kafka's `TaskAssignorException`).
     #[error("no process available to assign active task {0}")]
     NoMembers(String),
+    /// The engine refused the group (only [`assign_optimized`](super::assign_optimized), which
+    /// runs the engine's `optimized` assignor): a configuration out of its range.
+    #[error(transparent)]
+    Engine(#[from] crate::engine::AssignError),
 }

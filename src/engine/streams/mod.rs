@@ -11,6 +11,10 @@
 //! | standby tasks | `assignStandby` | `standby.rs` |
 //! | the target assignment | `assign`, `TargetAssignmentBuilder.build`, `AssignmentRefiner` | `sticky.rs`, `output.rs` |
 //!
+//! Beside it, [`assign_optimized`] runs this crate's `optimized` assignor on the same input (a
+//! client per process; `optimized.rs`) and deals each process's tasks over its members
+//! (`members.rs`): not a parity assignor.
+//!
 //! Ties are Java's: members iterate in the order of the coordinator's `HashMap` of member ids,
 //! processes in that of the assignor's `HashMap` of process ids, each process's members in that of
 //! its own map, all replayed by the crate's JDK 17 `HashMap`; the queues of processes (by load)
@@ -24,6 +28,8 @@
 
 mod active;
 mod input;
+mod members;
+mod optimized;
 mod output;
 mod process;
 mod standby;
@@ -36,5 +42,6 @@ pub use input::{
     MAX_STREAMS_TASKS, StreamsAssignError, StreamsAssignmentConfigs, StreamsGroupSpec, StreamsMemberSpec, StreamsSubtopology,
     StreamsTopology, TaskValues, Tasks,
 };
+pub use optimized::{OPTIMIZED_ASSIGNOR_NAME, StreamsMemory, assign_optimized};
 pub use output::{StreamsGroupAssignment, StreamsMemberAssignment};
 pub use sticky::{STICKY_ASSIGNOR_NAME, assign_sticky};

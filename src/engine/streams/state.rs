@@ -207,7 +207,7 @@ fn offset(offsets: &TaskValues<i64>, sub: &str, partition: i32) -> Option<i64> {
 }
 
 /// The subtopology ids in Java's `String` order, with their task counts and stateful flags.
-fn shape(topology: &StreamsTopology) -> Result<(Vec<String>, Vec<Shape>), StreamsAssignError> {
+pub(super) fn shape(topology: &StreamsTopology) -> Result<(Vec<String>, Vec<Shape>), StreamsAssignError> {
     let mut subs: Vec<_> = topology.subtopologies.iter().collect();
     subs.sort_by(|a, b| crate::jdk::cmp::cmp_java_strings(&a.id, &b.id));
     for pair in subs.windows(2) {

@@ -1,0 +1,368 @@
+//! This crate's `optimized` assignor on a streams group: the group as the engine's
+//! [`AssignmentInput`] (a client per process), the engine's decision, and each process's tasks
+//! dealt over its members.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use uuid::Uuid;
+
+use super::input::{StreamsAssignError, StreamsGroupSpec, StreamsMemberSpec, StreamsTopology, Tasks};
+use super::members::{Task, deal, holders};
+use super::output::{StreamsGroupAssignment, StreamsMemberAssignment};
+use super::state::shape;
+use crate::engine::{
+    AssignmentConfigs, AssignmentInput, ClientInput, Followup, OptimizedTaskAssignor, PreviousRebalance, TaskAssignor,
+};
+use crate::wire::{LATEST_OFFSET, ProcessId, TaskId};
+
+/// The assignor's name, as `group.streams.assignors` and `streams.assignor.name` know it.
+pub const OPTIMIZED_ASSIGNOR_NAME: &str = "optimized";
+
+/// A snapshot older than this many probing intervals is not used for restore rates.
+const MAX_AGE_IN_PROBING_INTERVALS: i64 = 3;
+
+/// What one group's assignor remembers between two assignments: the offsets it saw and when
+/// (from which the next assignment estimates restore rates), and what the last one is waiting
+/// for.
+///
+/// Keep one per group: a memory fed with another group's offsets estimates nothing useful (the
+/// engine skips a task whose offsets went down, and a process not seen before has no rate).
+#[derive(Debug, Clone, Default)]
+pub struct StreamsMemory {
+    snapshot: Option<Snapshot>,
+    followup: Option<Followup>,
+}
+
+#[derive(Debug, Clone)]
+struct Snapshot {
+    at_ms: i64,
+    end_offset_sums: BTreeMap<TaskId, i64>,
+    offset_sums: BTreeMap<ProcessId, BTreeMap<TaskId, i64>>,
+}
+
+impl StreamsMemory {
+    /// An empty memory: the next assignment knows no restore rate.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// What the last assignment asked to follow: whether warm-ups are restoring, which, and after
+    /// how long a new assignment should look at them (`probing.rebalance.interval.ms`). The
+    /// streams protocol has no probing rebalance of its own: the host decides when to assign
+    /// again (the next group epoch, or a timer of its own). `None` before the first assignment.
+    pub fn followup(&self) -> Option<&Followup> {
+        self.followup.as_ref()
+    }
+
+    fn recall(&mut self, now_ms: i64, input: &AssignmentInput) -> Option<PreviousRebalance> {
+        let snap = self.snapshot.take()?;
+        let elapsed_ms = now_ms.saturating_sub(snap.at_ms);
+        let max_age = input.configs.probing_rebalance_interval_ms.saturating_mul(MAX_AGE_IN_PROBING_INTERVALS);
+        let shared = input.clients.iter().any(|c| snap.offset_sums.contains_key(&c.process_id));
+        (elapsed_ms > 0 && elapsed_ms <= max_age && shared).then_some(PreviousRebalance {
+            elapsed_ms,
+            changelog_end_offset_sums: snap.end_offset_sums,
+            task_offset_sums: snap.offset_sums,
+        })
+    }
+}
+
+/// Assigns a streams group's tasks with this crate's `optimized` assignor (see
+/// [`OptimizedTaskAssignor`]): a client per process, with the process's members as its capacity,
+/// its members' reported offsets merged, and its current active tasks as running; the engine's
+/// active, standby and warm-up tasks per process are then dealt over the process's members,
+/// sticky within a balanced quota.
+///
+/// # Arguments
+///
+/// * `spec`: the members with their current tasks and reported offsets, and the configuration:
+///   `num.standby.replicas`, `rack.aware.assignment.tags`, and the coordinator's
+///   `group.streams.num.warmup.replicas` as `max.warmup.replicas` (at least 1: the assignor
+///   moves a stateful task to a process that is not caught up only through a warm-up) and
+///   `group.streams.acceptable.recovery.lag` as `acceptable.recovery.lag`.
+/// * `topology`: the subtopologies with their task counts and stateful flags.
+/// * `memory`: this group's memory; read for restore rates and updated with this assignment.
+/// * `now_ms`: the host's clock, for the restore rates (the engine has none).
+///
+/// A task's lag on a process is its end-offset sum (the highest of what members reported as end
+/// offsets or offsets) less the process's highest reported offset; a task a member of the
+/// process runs as active counts as running (caught up). Process ids that are UUIDs keep their
+/// order; others are mapped to one stable id each.
+///
+/// # Returns
+///
+/// Every member's active, standby and warm-up tasks. A warm-up is a standby that restores a task
+/// the target will move there; hosts whose assignment has no warm-up field hand it out as a
+/// standby. [`StreamsMemory::followup`] tells whether warm-ups are waiting.
+///
+/// # Errors
+///
+/// [`StreamsAssignError`] for the inputs [`assign_sticky`](super::assign_sticky) refuses, and
+/// [`StreamsAssignError::Engine`] for a configuration the engine refuses.
+///
+/// # Example
+///
+/// ```
+/// use kstreams_assignor::engine::streams::{
+///     assign_optimized, StreamsAssignmentConfigs, StreamsGroupSpec, StreamsMemberSpec, StreamsMemory,
+///     StreamsSubtopology, StreamsTopology,
+/// };
+///
+/// let topology = StreamsTopology::new([StreamsSubtopology::new("0", 4, true)]);
+/// // Process p1 runs all four tasks, caught up at offset 100; p2 has just joined.
+/// let mut a = StreamsMemberSpec::new("a", "p1");
+/// for p in 0..4 {
+///     a = a.with_active_task("0", p, 1).with_task_end_offset("0", p, 100);
+/// }
+/// let spec = StreamsGroupSpec::new([a, StreamsMemberSpec::new("b", "p2")]);
+/// let configs = StreamsAssignmentConfigs::default().with_num_standby_replicas(1).with_acceptable_recovery_lag(10);
+/// let spec = spec.with_configs(configs);
+/// let mut memory = StreamsMemory::new();
+/// let target = assign_optimized(&spec, &topology, &mut memory, 1_700_000_000_000).unwrap();
+/// // Member b's process restores nothing yet: it gets standbys (some of them warm-ups) first.
+/// assert_eq!(target.members["a"].task_counts().0, 4);
+/// assert_eq!(target.members["b"].task_counts().0, 0);
+/// assert!(memory.followup().unwrap().probing_rebalance_needed);
+/// ```
+pub fn assign_optimized(
+    spec: &StreamsGroupSpec,
+    topology: &StreamsTopology,
+    memory: &mut StreamsMemory,
+    now_ms: i64,
+) -> Result<StreamsGroupAssignment, StreamsAssignError> {
+    let (subtopologies, shape) = shape(topology)?;
+    let replicas = u64::from(spec.configs.num_standby_replicas);
+    let active: u64 = shape.iter().map(|&(n, _)| n as u64).sum();
+    let standby: u64 = shape.iter().filter(|s| s.1).map(|&(n, _)| n as u64 * replicas).sum();
+    if active + standby > super::input::MAX_STREAMS_TASKS {
+        return Err(StreamsAssignError::TooManyTasks { tasks: active + standby, max: super::input::MAX_STREAMS_TASKS });
+    }
+    let mut seen = BTreeSet::new();
+    for member in &spec.members {
+        if !seen.insert(member.member_id.as_str()) {
+            return Err(StreamsAssignError::DuplicateMember(member.member_id.clone()));
+        }
+    }
+    let index: HashMap<&str, u32> = subtopologies.iter().enumerate().map(|(i, s)| (s.as_str(), i as u32)).collect();
+    if spec.members.is_empty() {
+        if active == 0 {
+            return Ok(StreamsGroupAssignment::default());
+        }
+        return Err(StreamsAssignError::NoMembers(format!("{}_0", subtopologies[0])));
+    }
+    if active == 0 {
+        let members = spec.members.iter().map(|m| (m.member_id.clone(), StreamsMemberAssignment::default())).collect();
+        return Ok(StreamsGroupAssignment { members });
+    }
+
+    let group = Group::new(spec, &index, &shape);
+    let mut input = group.engine_input(spec, &index, &shape)?;
+    input.previous_rebalance = memory.recall(now_ms, &input);
+    let assignment = OptimizedTaskAssignor.assign(&input)?;
+    memory.followup = Some(assignment.followup.clone());
+    memory.snapshot = input.changelog_end_offset_sums.take().map(|end_offset_sums| Snapshot {
+        at_ms: now_ms,
+        end_offset_sums,
+        offset_sums: input.clients.iter_mut().map(|c| (c.process_id, std::mem::take(&mut c.task_offset_sums))).collect(),
+    });
+
+    let named = |list: &[Task]| -> Tasks {
+        let mut out = Tasks::new();
+        for &(s, p) in list {
+            out.entry(subtopologies[s as usize].clone()).or_default().insert(p);
+        }
+        out
+    };
+    let task = |t: &TaskId| (t.subtopology as u32, t.partition);
+    let mut members = BTreeMap::new();
+    for client in &assignment.clients {
+        let Some(&p) = group.by_process_id.get(&client.process_id) else { continue };
+        let process = &group.processes[p];
+        let warmups: BTreeSet<Task> = client.warmup_tasks.iter().map(task).collect();
+        let actives: Vec<Task> = client.active_tasks.iter().map(task).collect();
+        let standbys: Vec<Task> = client.standby_tasks.iter().map(task).collect();
+        let own = |held: fn(&MemberTasks) -> &Vec<Task>| holders(process.members.len(), |m| held(&process.tasks[m]));
+        let mut load = vec![0; process.members.len()];
+        let (held_active, held_standby) = (own(|t| &t.active), own(|t| &t.standby));
+        let active = deal(&actives, &mut load, |t| held_active.get(&t).copied());
+        let standby = deal(&standbys, &mut load, |t| held_standby.get(&t).copied());
+        for (m, &member) in process.members.iter().enumerate() {
+            let (warm, plain): (Vec<Task>, Vec<Task>) = standby[m].iter().partition(|t| warmups.contains(t));
+            let assignment =
+                StreamsMemberAssignment { active_tasks: named(&active[m]), standby_tasks: named(&plain), warmup_tasks: named(&warm) };
+            members.insert(spec.members[member].member_id.clone(), assignment);
+        }
+    }
+    Ok(StreamsGroupAssignment { members })
+}
+
+/// A member's current tasks, numbered.
+#[derive(Debug, Default)]
+struct MemberTasks {
+    active: Vec<Task>,
+    /// Standby and warm-up tasks.
+    standby: Vec<Task>,
+}
+
+/// One process: its members (indices into the spec, by member id) and their current tasks.
+#[derive(Debug)]
+struct Process {
+    process_id: ProcessId,
+    members: Vec<usize>,
+    tasks: Vec<MemberTasks>,
+}
+
+/// The group by process.
+#[derive(Debug)]
+struct Group {
+    processes: Vec<Process>,
+    by_process_id: HashMap<ProcessId, usize>,
+}
+
+impl Group {
+    fn new(spec: &StreamsGroupSpec, index: &HashMap<&str, u32>, shape: &[(i32, bool)]) -> Self {
+        let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, member) in spec.members.iter().enumerate() {
+            by_name.entry(member.process_id.as_str()).or_default().push(i);
+        }
+        let ids = process_ids(by_name.keys().copied());
+        let numbered = |tasks: &mut Vec<Task>, sub: &str, partitions: &mut dyn Iterator<Item = i32>| {
+            let Some(&s) = index.get(sub) else { return };
+            let count = shape[s as usize].0;
+            tasks.extend(partitions.filter(|&p| (0..count).contains(&p)).map(|p| (s, p)));
+        };
+        let mut processes = Vec::with_capacity(by_name.len());
+        for ((_, mut members), process_id) in by_name.into_iter().zip(ids) {
+            members.sort_by(|&a, &b| spec.members[a].member_id.cmp(&spec.members[b].member_id));
+            let tasks = members
+                .iter()
+                .map(|&m| {
+                    let member = &spec.members[m];
+                    let mut tasks = MemberTasks::default();
+                    for (sub, parts) in &member.active_tasks {
+                        numbered(&mut tasks.active, sub, &mut parts.keys().copied());
+                    }
+                    for (sub, parts) in member.standby_tasks.iter().chain(&member.warmup_tasks) {
+                        numbered(&mut tasks.standby, sub, &mut parts.iter().copied());
+                    }
+                    tasks
+                })
+                .collect();
+            processes.push(Process { process_id, members, tasks });
+        }
+        let by_process_id = processes.iter().enumerate().map(|(i, p)| (p.process_id, i)).collect();
+        Self { processes, by_process_id }
+    }
+
+    /// The engine's input: a client per process, tasks numbered by subtopology index.
+    fn engine_input(&self, spec: &StreamsGroupSpec, index: &HashMap<&str, u32>, shape: &[(i32, bool)]) -> Result<AssignmentInput, StreamsAssignError> {
+        let configs = &spec.configs;
+        let engine_configs = AssignmentConfigs::default()
+            .with_num_standby_replicas(i32::try_from(configs.num_standby_replicas).unwrap_or(i32::MAX))
+            .with_acceptable_recovery_lag(configs.acceptable_recovery_lag.max(0))
+            .with_max_warmup_replicas(i32::try_from(configs.num_warmup_replicas.max(1)).unwrap_or(i32::MAX))
+            .with_rack_aware_assignment_tags(configs.rack_aware_assignment_tags.iter().cloned());
+        engine_configs.validate().map_err(|e| StreamsAssignError::Engine(crate::engine::AssignError::Input(e.into())))?;
+        let stateful = |s: u32| shape.get(s as usize).is_some_and(|&(_, stateful)| stateful);
+        let mut end_offsets: BTreeMap<TaskId, i64> = BTreeMap::new();
+        let mut clients = Vec::with_capacity(self.processes.len());
+        for process in &self.processes {
+            let first: &StreamsMemberSpec = &spec.members[process.members[0]];
+            let mut sums: BTreeMap<TaskId, i64> = BTreeMap::new();
+            let mut owned = BTreeSet::new();
+            for &m in &process.members {
+                let member = &spec.members[m];
+                for (sub, parts) in &member.task_offsets {
+                    for (&p, &offset) in parts {
+                        if let Some(t) = stateful_task(index, shape, sub, p) {
+                            merge_offset(&mut sums, t.clone(), offset);
+                            if offset >= 0 {
+                                raise(&mut end_offsets, t, offset);
+                            }
+                        }
+                    }
+                }
+                for (sub, parts) in &member.task_end_offsets {
+                    for (&p, &offset) in parts {
+                        if let Some(t) = stateful_task(index, shape, sub, p) {
+                            raise(&mut end_offsets, t, offset.max(0));
+                        }
+                    }
+                }
+            }
+            for (m, _) in process.members.iter().enumerate() {
+                for &(s, p) in &process.tasks[m].active {
+                    let t = TaskId::new(s as i32, p);
+                    if stateful(s) {
+                        sums.insert(t.clone(), LATEST_OFFSET);
+                    }
+                    owned.insert(t);
+                }
+            }
+            let capacity = u32::try_from(process.members.len()).unwrap_or(u32::MAX);
+            let mut client = ClientInput::new(process.process_id, capacity).with_task_offset_sums(sums).with_owned_active_tasks(owned);
+            if let Some(rack) = &first.rack_id {
+                client = client.with_rack_id(rack.clone());
+            }
+            clients.push(client.with_client_tags(first.client_tags.iter().map(|(k, v)| (k.clone(), v.clone()))));
+        }
+        let mut input = AssignmentInput::new().with_configs(engine_configs);
+        for client in clients {
+            input = input.with_client(client);
+        }
+        let mut stateful_tasks = Vec::new();
+        let mut stateless_tasks = Vec::new();
+        for (s, &(partitions, is_stateful)) in shape.iter().enumerate() {
+            for p in 0..partitions {
+                let t = TaskId::new(s as i32, p);
+                if is_stateful {
+                    let end = end_offsets.get(&t).copied().unwrap_or(0);
+                    stateful_tasks.push((t, end));
+                } else {
+                    stateless_tasks.push(t);
+                }
+            }
+        }
+        Ok(input.with_stateful_tasks(stateful_tasks).with_stateless_tasks(stateless_tasks))
+    }
+}
+
+/// The numbered id of a reported task of a stateful subtopology, if the topology has it.
+fn stateful_task(index: &HashMap<&str, u32>, shape: &[(i32, bool)], sub: &str, partition: i32) -> Option<TaskId> {
+    let s = *index.get(sub)? as usize;
+    let (partitions, stateful) = shape[s];
+    (stateful && (0..partitions).contains(&partition)).then(|| TaskId::new(s as i32, partition))
+}
+
+/// Merges a member's offset sum into its process's: running (`-2`) wins, then the highest.
+fn merge_offset(sums: &mut BTreeMap<TaskId, i64>, task: TaskId, offset: i64) {
+    let entry = sums.entry(task).or_insert(offset);
+    if *entry != LATEST_OFFSET && (offset == LATEST_OFFSET || offset > *entry) {
+        *entry = offset;
+    }
+}
+
+fn raise(ends: &mut BTreeMap<TaskId, i64>, task: TaskId, offset: i64) {
+    let entry = ends.entry(task).or_insert(offset);
+    *entry = (*entry).max(offset);
+}
+
+/// A process id per process name: the UUID it spells when every name is a distinct UUID (Kafka
+/// Streams' own process ids), otherwise one derived from the name (FNV-1a, 128 bits), stable
+/// across calls and hosts.
+fn process_ids<'a>(names: impl Iterator<Item = &'a str> + Clone) -> Vec<ProcessId> {
+    let parsed: Option<Vec<Uuid>> = names.clone().map(|n| Uuid::parse_str(n).ok()).collect();
+    if let Some(ids) = parsed {
+        let distinct: BTreeSet<_> = ids.iter().collect();
+        if distinct.len() == ids.len() {
+            return ids.into_iter().map(ProcessId).collect();
+        }
+    }
+    names.map(|n| ProcessId(Uuid::from_u128(fnv1a_128(n.as_bytes())))).collect()
+}
+
+fn fnv1a_128(bytes: &[u8]) -> u128 {
+    const OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
+    const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
+    bytes.iter().fold(OFFSET, |h, &b| (h ^ u128::from(b)).wrapping_mul(PRIME))
+}
