@@ -601,6 +601,47 @@ mod java_parity {
         (members, report.error.as_ref().map(|e| e.0), features)
     }
 
+    /// The benchmark's group (`benches/leader.rs`), for `compat/bench-leader.sh`.
+    fn large_group() -> kstreams_assignor::leader::testdata::LargeGroup {
+        kstreams_assignor::leader::testdata::large_group(250, 4, 5_000, 1)
+    }
+
+    #[test]
+    #[ignore = "run by compat/bench-leader.sh"]
+    fn generate_large_case() {
+        let g = large_group();
+        let ChangelogEndOffsets::Available(ends) = &g.end_offsets else { unreachable!("the large group has end offsets") };
+        let end: serde_json::Map<_, _> = ends.iter().map(|(p, e)| (format!("{}-{}", p.topic, p.partition), serde_json::json!(e))).collect();
+        let members: Vec<serde_json::Value> =
+            g.members.iter().map(|m| serde_json::json!({"id": m.member_id, "subscription": hex::encode(&m.subscription)})).collect();
+        let line = serde_json::json!({
+            "numStandby": 1,
+            "partitions": {"text-lines": 5_000},
+            "endOffsets": end,
+            "leader": g.leader.to_string(),
+            "now": NOW,
+            "members": members,
+        });
+        std::fs::create_dir_all(dir()).unwrap();
+        std::fs::write(dir().join("large-case.jsonl"), format!("{line}\n")).unwrap();
+    }
+
+    #[test]
+    #[ignore = "run by compat/bench-leader.sh"]
+    fn compare_large_case() {
+        let g = large_group();
+        let input = LeaderInput::new(&g.members, &g.topology, &g.metadata, &g.end_offsets, g.leader).with_config(&g.config).with_now_ms(NOW);
+        let ours: BTreeMap<String, String> = assign(&input).unwrap().members.iter().map(|(k, v)| (k.clone(), hex::encode(v))).collect();
+        let line = std::fs::read_to_string(dir().join("large-java.jsonl")).unwrap();
+        let j: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+        let java: BTreeMap<String, String> = serde_json::from_value(j["members"].clone()).expect("Java answered the large case");
+        assert_eq!(java.keys().collect::<Vec<_>>(), ours.keys().collect::<Vec<_>>(), "members");
+        let diffs = byte_differences(&java, &ours);
+        assert!(diffs.is_empty(), "{} of {} members' bytes differ from Java's; first:\n{:.3000}", diffs.len(), ours.len(), diffs[0]);
+        let bytes: usize = ours.values().map(|h| h.len() / 2).sum();
+        println!("large case: {} members, {bytes} assignment bytes, identical to Java's", ours.len());
+    }
+
     #[test]
     #[ignore = "run by compat/java/assign-parity.sh"]
     fn generate_assign_cases() {

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use kstreams_assignor::wire::{
-    AssignmentEnvelope, AssignmentInfo, AssignorError, HostInfo, NextRebalance, ProcessId, SubscriptionEnvelope,
+    AssignmentEnvelope, AssignmentInfo, AssignorError, HostInfo, NextRebalance, ProcessId, SharedHostMaps, SubscriptionEnvelope,
     SubscriptionInfo, TaskId, TopicPartition,
 };
 use proptest::prelude::*;
@@ -101,6 +101,22 @@ proptest! {
         prop_assert_eq!(back, info);
         for cut in 0..bytes.len() {
             prop_assert!(AssignmentInfo::decode(&bytes[..cut]).is_err());
+        }
+    }
+
+    #[test]
+    fn shared_host_maps_encode_as_each_message_alone(a in assignment(), b in assignment(), to in 1..=11i32) {
+        // b shares a's host maps, at its own version and at another; one cache serves all four
+        // encodes, as it serves a leader's members.
+        let mut b = b;
+        b.host_maps = a.host_maps.clone();
+        let other = b.clone().with_version(to);
+        let mut shared = SharedHostMaps::default();
+        for info in [&a, &b, &other, &a] {
+            match info.encode() {
+                Ok(bytes) => prop_assert_eq!(info.encode_shared(&mut shared).unwrap(), bytes),
+                Err(e) => prop_assert_eq!(info.encode_shared(&mut shared).unwrap_err(), e),
+            }
         }
     }
 

@@ -2,7 +2,7 @@
 //! its consumers, and every member's `AssignmentInfo` in its envelope (steps 4 to 6 of
 //! [`assign`](super::assign())); and Kafka's error assignment.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::aggregate::Members;
 use super::engine_input::EngineInput;
@@ -12,7 +12,9 @@ use super::output::{AssignmentReport, GroupAssignment, LeaderError};
 use super::tasks::Tasks;
 use super::threads::{ClientHistory, ClientTasks, assign_tasks_to_threads, build_member_assignments};
 use crate::engine::{Assignment, ClientAssignment, TaskLag};
-use crate::wire::{AssignmentEnvelope, AssignmentInfo, AssignorError, HostMaps, NextRebalance, ProcessId, TaskId, TopicPartition};
+use crate::wire::{
+    AssignmentEnvelope, AssignmentInfo, AssignorError, HostMaps, NextRebalance, ProcessId, SharedHostMaps, TaskId, TopicPartition,
+};
 
 /// The host maps every member gets: the input partitions of each client's target active and
 /// standby tasks, in Java's orders (empty below version 2, and for clients without an endpoint).
@@ -48,15 +50,21 @@ pub(crate) fn encode_members(
 ) -> Result<BTreeMap<String, Vec<u8>>, LeaderError> {
     let (min_used, min_supported) = (members.min_used, members.min_supported);
     let java_parts = java_partitions_for_task(input.topology, tasks);
-    let host_maps = host_maps(members, assignment, &java_parts);
+    let host_maps = std::sync::Arc::new(host_maps(members, assignment, &java_parts));
+    let mut shared = SharedHostMaps::default();
     // The assignor's follow-up interval: `probing.rebalance.interval.ms` for Kafka's assignors,
     // the predicted catch-up time for the optimized one.
     let deadline = input.now_ms.wrapping_add(assignment.followup.probing_rebalance_interval_ms);
     let mut out = BTreeMap::new();
     for ca in &assignment.clients {
         let client = &members.clients[&ca.process_id];
-        let lags =
-            engine.lag_ends.iter().map(|(t, end)| (t.clone(), TaskLag::compute(client.offset_sums.get(t).copied(), *end).0));
+        // The thread split reads the lags of the client's active tasks (which of them are
+        // stateful) and of the tasks its consumers reported, so only those are computed.
+        let wanted: BTreeSet<&TaskId> = ca.active_tasks.iter().chain(client.consumer_tasks.values().flatten()).collect();
+        let lags = wanted.into_iter().filter_map(|t| {
+            let end = *engine.lag_ends.get(t)?;
+            Some((t.clone(), TaskLag::compute(client.offset_sums.get(t).copied(), end).0))
+        });
         let mut client_tasks = ClientTasks::new(client.consumers.iter().cloned())
             .with_active(ca.active_tasks.iter().cloned())
             .with_standby(ca.standby_tasks.iter().cloned())
@@ -80,7 +88,7 @@ pub(crate) fn encode_members(
             if min_used >= 7 {
                 info = info.with_next_rebalance(m.next_rebalance);
             }
-            out.insert(m.consumer.clone(), encode(&m.consumer, &info, &m.active_partitions)?);
+            out.insert(m.consumer.clone(), encode(&m.consumer, &info, &m.active_partitions, &mut shared)?);
             report.infos.insert(m.consumer.clone(), info);
             report.member_assignments.push(m);
         }
@@ -94,16 +102,17 @@ pub(crate) fn encode_members(
         if min_used >= 7 && assignment.followup.probing_rebalance_needed && *process_id == input.leader_process_id {
             info = info.with_next_rebalance(NextRebalance::at(deadline));
         }
-        out.insert(member.clone(), encode(member, &info, &[])?);
+        out.insert(member.clone(), encode(member, &info, &[], &mut shared)?);
         report.infos.insert(member.clone(), info);
     }
     Ok(out)
 }
 
 /// One member's `AssignmentInfo` in its `ConsumerProtocolAssignment` envelope.
-fn encode(member: &str, info: &AssignmentInfo, partitions: &[TopicPartition]) -> Result<Vec<u8>, LeaderError> {
+/// The host maps, the same for every member, are written once (`shared`).
+fn encode(member: &str, info: &AssignmentInfo, partitions: &[TopicPartition], shared: &mut SharedHostMaps) -> Result<Vec<u8>, LeaderError> {
     let encode_err = |source| LeaderError::Encode { member: member.to_owned(), source };
-    let bytes = info.encode().map_err(encode_err)?;
+    let bytes = info.encode_shared(shared).map_err(encode_err)?;
     AssignmentEnvelope::new(partitions, Some(bytes)).encode().map_err(encode_err)
 }
 
@@ -115,7 +124,7 @@ pub(crate) fn error_assignment(
     why: String,
 ) -> Result<GroupAssignment, LeaderError> {
     let info = error_info(code);
-    let envelope = encode("", &info, &[])?;
+    let envelope = encode("", &info, &[], &mut SharedHostMaps::default())?;
     let mut members = BTreeMap::new();
     for m in input.members {
         members.insert(m.member_id.clone(), envelope.clone());

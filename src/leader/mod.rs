@@ -41,6 +41,8 @@ mod java_order;
 pub mod output;
 pub mod replica_kinds;
 pub mod tasks;
+#[cfg(any(test, feature = "testdata"))]
+pub mod testdata;
 pub mod threads;
 pub mod topology;
 pub mod topology_text;

@@ -56,8 +56,9 @@ pub struct AssignmentInfo {
     pub active_tasks: Vec<TaskId>,
     /// Standby tasks and their partitions, in wire order.
     pub standby_tasks: Vec<StandbyTask>,
-    /// Where every task is served.
-    pub host_maps: HostMaps,
+    /// Where every task is served. Shared: a leader gives every member the same maps, and a
+    /// [`SharedHostMaps`] encodes them once for all.
+    pub host_maps: Arc<HostMaps>,
     /// The assignor error code (v4+).
     pub error_code: AssignorError,
     /// When to rejoin for a follow-up rebalance (v7+).
@@ -79,7 +80,7 @@ impl AssignmentInfo {
             commonly_supported_version,
             active_tasks: Vec::new(),
             standby_tasks: Vec::new(),
-            host_maps,
+            host_maps: Arc::new(host_maps),
             error_code: AssignorError::NONE,
             next_rebalance: NextRebalance::NONE,
             trailing_bytes: Vec::new(),
@@ -116,14 +117,14 @@ impl AssignmentInfo {
     /// Sets the active partitions by host.
     pub fn with_partitions_by_host(mut self, active: PartitionsByHost) -> Self {
         let standby = self.standby_partitions_by_host();
-        self.host_maps = host_maps_in_form(Layout::of(self.version).host_maps, &active, &standby);
+        self.host_maps = Arc::new(host_maps_in_form(Layout::of(self.version).host_maps, &active, &standby));
         self
     }
 
     /// Sets the standby partitions by host (carried from v6).
     pub fn with_standby_partitions_by_host(mut self, standby: PartitionsByHost) -> Self {
         let active = self.partitions_by_host();
-        self.host_maps = host_maps_in_form(HostMapsForm::Dictionary, &active, &standby);
+        self.host_maps = Arc::new(host_maps_in_form(HostMapsForm::Dictionary, &active, &standby));
         self
     }
 
@@ -223,7 +224,7 @@ impl AssignmentInfo {
             commonly_supported_version,
             active_tasks,
             standby_tasks,
-            host_maps,
+            host_maps: Arc::new(host_maps),
             error_code,
             next_rebalance,
             trailing_bytes,
@@ -235,6 +236,25 @@ impl AssignmentInfo {
     /// converted. Fails on a field the version cannot carry, a named topology before v10, and a
     /// host or topic name over 65,535 bytes of modified UTF-8 (as Java's `writeUTF` does).
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        self.encode_shared(&mut SharedHostMaps::default())
+    }
+
+    /// [`encode`](Self::encode), with the host maps written once for every message that
+    /// carries the same ones (the same [`Arc`]) at the same version: a leader's members all do,
+    /// and the maps are most of each message. The bytes are those of `encode`.
+    ///
+    /// ```
+    /// use kstreams_assignor::wire::{AssignmentInfo, HostInfo, SharedHostMaps, TaskId, TopicPartition};
+    ///
+    /// let hosts = [(HostInfo::new("host-1", 8080), [TopicPartition::new("in", 0)].into())].into();
+    /// let first = AssignmentInfo::new(11).with_active_tasks(vec![TaskId::new(0, 0)]).with_partitions_by_host(hosts);
+    /// let mut second = AssignmentInfo::new(11);
+    /// second.host_maps = first.host_maps.clone();
+    /// let mut shared = SharedHostMaps::default();
+    /// assert_eq!(first.encode_shared(&mut shared).unwrap(), first.encode().unwrap());
+    /// assert_eq!(second.encode_shared(&mut shared).unwrap(), second.encode().unwrap());
+    /// ```
+    pub fn encode_shared(&self, shared: &mut SharedHostMaps) -> Result<Vec<u8>, EncodeError> {
         let version = self.version;
         if !(1..=LATEST_SUPPORTED_VERSION).contains(&version) {
             return Err(EncodeError::UnsupportedVersion { message: MSG, version, min: 1, max: LATEST_SUPPORTED_VERSION });
@@ -258,21 +278,12 @@ impl AssignmentInfo {
         if !layout.standby_host_map && self.has_standby_hosts() {
             return missing("standbyPartitionsByHost", 6);
         }
-        let converted;
-        let host_maps = if host_maps_form(&self.host_maps) == layout.host_maps {
-            &self.host_maps
-        } else {
-            converted = host_maps_in_form(layout.host_maps, &self.partitions_by_host(), &self.standby_partitions_by_host());
-            &converted
-        };
-        match host_maps {
-            HostMaps::Plain(hosts) if layout.host_maps == HostMapsForm::Absent && !hosts.is_empty() => {
-                return missing("partitionsByHost", 2);
-            }
-            _ => {}
+        if !shared.holds(&self.host_maps, version) {
+            shared.bytes = self.host_section(layout)?;
+            shared.key = Some((Arc::clone(&self.host_maps), version));
         }
 
-        let mut w = Writer::new(MSG, 64 + 16 * (self.active_tasks.len() + self.standby_tasks.len()));
+        let mut w = Writer::new(MSG, 64 + 16 * (self.active_tasks.len() + self.standby_tasks.len()) + shared.bytes.len());
         w.i32(version);
         if layout.commonly_supported_version {
             w.i32(self.commonly_supported_version);
@@ -286,7 +297,31 @@ impl AssignmentInfo {
             write_task_id(&mut w, layout, &standby.task)?;
             write_partitions(&mut w, "standbyTasks.partitions", &standby.partitions)?;
         }
+        w.raw(&shared.bytes);
+        if layout.error_code {
+            w.i32(self.error_code.0);
+        }
+        if layout.next_rebalance {
+            w.i64(self.next_rebalance.0);
+        }
+        w.raw(&self.trailing_bytes);
+        Ok(w.finish())
+    }
+
+    /// The host maps as `layout` writes them (converted from another version's form if need be).
+    fn host_section(&self, layout: Layout) -> Result<Vec<u8>, EncodeError> {
+        let converted;
+        let host_maps = if host_maps_form(&self.host_maps) == layout.host_maps {
+            &*self.host_maps
+        } else {
+            converted = host_maps_in_form(layout.host_maps, &self.partitions_by_host(), &self.standby_partitions_by_host());
+            &converted
+        };
+        let mut w = Writer::new(MSG, 0);
         match (layout.host_maps, host_maps) {
+            (HostMapsForm::Absent, HostMaps::Plain(hosts)) if !hosts.is_empty() => {
+                return Err(EncodeError::FieldNotInVersion { message: MSG, field: "partitionsByHost", version: self.version, since: 2 });
+            }
             (HostMapsForm::Absent, _) => {}
             (_, HostMaps::Plain(hosts)) => {
                 w.count("partitionsByHost", hosts.len())?;
@@ -308,18 +343,11 @@ impl AssignmentInfo {
                 }
             }
         }
-        if layout.error_code {
-            w.i32(self.error_code.0);
-        }
-        if layout.next_rebalance {
-            w.i64(self.next_rebalance.0);
-        }
-        w.raw(&self.trailing_bytes);
         Ok(w.finish())
     }
 
     fn has_standby_hosts(&self) -> bool {
-        matches!(&self.host_maps, HostMaps::Dictionary { standby, .. } if !standby.is_empty())
+        matches!(&*self.host_maps, HostMaps::Dictionary { standby, .. } if !standby.is_empty())
     }
 
     /// Standby tasks and their partitions as Java reads them (a repeated task: the last wins).
@@ -348,7 +376,7 @@ impl AssignmentInfo {
     /// Active partitions by host, as Java reads them (a repeated host: the last wins; an unknown
     /// dictionary index: topic `null`, as Java prints it).
     pub fn partitions_by_host(&self) -> PartitionsByHost {
-        match &self.host_maps {
+        match &*self.host_maps {
             HostMaps::Plain(hosts) => {
                 let mut topics = Topics::default();
                 hosts
@@ -362,10 +390,24 @@ impl AssignmentInfo {
 
     /// Standby partitions by host (v6+), as Java reads them.
     pub fn standby_partitions_by_host(&self) -> PartitionsByHost {
-        match &self.host_maps {
+        match &*self.host_maps {
             HostMaps::Plain(_) => PartitionsByHost::new(),
             HostMaps::Dictionary { topics, standby, .. } => resolve_indexed(topics, standby),
         }
+    }
+}
+
+/// The host maps of the last message encoded through it, as bytes, for the next message that
+/// shares them ([`AssignmentInfo::encode_shared`]).
+#[derive(Debug, Default)]
+pub struct SharedHostMaps {
+    key: Option<(Arc<HostMaps>, i32)>,
+    bytes: Vec<u8>,
+}
+
+impl SharedHostMaps {
+    fn holds(&self, maps: &Arc<HostMaps>, version: i32) -> bool {
+        self.key.as_ref().is_some_and(|(held, v)| Arc::ptr_eq(held, maps) && *v == version)
     }
 }
 

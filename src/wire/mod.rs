@@ -32,7 +32,7 @@ pub mod assignment_info;
 pub mod envelope;
 pub mod subscription_info;
 
-pub use assignment_info::AssignmentInfo;
+pub use assignment_info::{AssignmentInfo, SharedHostMaps};
 pub use message::{Kind, Message};
 pub use assignment_parts::{HostMaps, PartitionsByHost};
 pub use envelope::{

@@ -2,6 +2,7 @@ package org.apache.kafka.streams.processor.internals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.io.BufferedReader;
@@ -65,6 +66,10 @@ import org.apache.kafka.streams.state.BuiltInDslStoreSuppliers;
  * The topology is the word-count example with application id "wc".
  * Output: one JSON object per line: {@code members} (member id → hex assignment envelope) or
  * {@code error}.
+ *
+ * <p>{@code AssignParity IN OUT --time N} also times {@code assign} alone (the stand-ins set up
+ * beforehand) N more times per case after the run whose answer is written, and prints one JSON
+ * line per case to standard output: {@code runsMs} and {@code medianMs}.
  */
 public final class AssignParity {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -75,9 +80,15 @@ public final class AssignParity {
     private AssignParity() { }
 
     public static void main(final String[] args) throws Exception {
-        if (args.length != 2) {
-            System.err.println("usage: AssignParity IN OUT");
+        final int timed;
+        if (args.length == 2) {
+            timed = 0;
+        } else if (args.length == 4 && args[2].equals("--time")) {
+            timed = Integer.parseInt(args[3]);
+        } else {
+            System.err.println("usage: AssignParity IN OUT [--time N]");
             System.exit(2);
+            return;
         }
         try (BufferedReader in = Files.newBufferedReader(Path.of(args[0]), StandardCharsets.UTF_8);
              BufferedWriter out = Files.newBufferedWriter(Path.of(args[1]), StandardCharsets.UTF_8)) {
@@ -86,15 +97,34 @@ public final class AssignParity {
                 if (line.isBlank()) {
                     continue;
                 }
+                final JsonNode c = JSON.readTree(line);
                 ObjectNode result;
                 try {
-                    result = run(JSON.readTree(line));
+                    result = run(c, new long[1]);
                 } catch (final Exception e) {
                     result = JSON.createObjectNode();
                     result.put("error", e.toString());
                 }
                 out.write(JSON.writeValueAsString(result));
                 out.newLine();
+                if (timed > 0) {
+                    final long[] nanos = new long[timed];
+                    final long[] one = new long[1];
+                    for (int i = 0; i < timed; i++) {
+                        run(c, one);
+                        nanos[i] = one[0];
+                    }
+                    final ObjectNode timing = JSON.createObjectNode();
+                    final double[] ms = Arrays.stream(nanos).mapToDouble(n -> n / 1e6).toArray();
+                    final ArrayNode runs = timing.putArray("runsMs");
+                    for (final double m : ms) {
+                        runs.add(Math.round(m * 10) / 10.0);
+                    }
+                    final double[] sorted = ms.clone();
+                    Arrays.sort(sorted);
+                    timing.put("medianMs", sorted[sorted.length / 2]);
+                    System.out.println(JSON.writeValueAsString(timing));
+                }
             }
         }
     }
@@ -145,7 +175,8 @@ public final class AssignParity {
         return new TopicPartition(s.substring(0, dash), Integer.parseInt(s.substring(dash + 1)));
     }
 
-    private static ObjectNode run(final JsonNode c) throws Exception {
+    /** Runs one case; {@code assignNanos[0]} gets the time of {@code assign} alone. */
+    private static ObjectNode run(final JsonNode c, final long[] assignNanos) throws Exception {
         final Properties props = props(c.get("numStandby").asInt());
         final long now = c.get("now").asLong();
         final InternalTopologyBuilder itb = wordCount(props);
@@ -239,7 +270,10 @@ public final class AssignParity {
             final byte[] bytes = hex(m.get("subscription").asText());
             subscriptions.put(m.get("id").asText(), ConsumerProtocol.deserializeSubscription(ByteBuffer.wrap(bytes)));
         }
-        final GroupAssignment result = assignor.assign(cluster, new GroupSubscription(subscriptions));
+        final GroupSubscription group = new GroupSubscription(subscriptions);
+        final long start = System.nanoTime();
+        final GroupAssignment result = assignor.assign(cluster, group);
+        assignNanos[0] = System.nanoTime() - start;
         final ObjectNode out = JSON.createObjectNode();
         final ObjectNode members = out.putObject("members");
         for (final Map.Entry<String, Assignment> e : new TreeMap<>(result.groupAssignment()).entrySet()) {
