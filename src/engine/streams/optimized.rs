@@ -77,9 +77,15 @@ impl StreamsMemory {
 ///
 /// * `spec`: the members with their current tasks and reported offsets, and the configuration:
 ///   `num.standby.replicas`, `rack.aware.assignment.tags`, and the coordinator's
-///   `group.streams.num.warmup.replicas` as `max.warmup.replicas` (at least 1: the assignor
-///   moves a stateful task to a process that is not caught up only through a warm-up) and
-///   `group.streams.acceptable.recovery.lag` as `acceptable.recovery.lag`.
+///   `group.streams.acceptable.recovery.lag` as `acceptable.recovery.lag` and
+///   `group.streams.num.warmup.replicas` as `max.warmup.replicas` (at least 1) for the warm-ups
+///   the final target may keep.
+///
+/// The streams protocol has no probing rebalance (the coordinator asks again only when the group
+/// changes), so the target the engine plans is applied in this one assignment: the engine plans
+/// with unbounded warm-ups, then assigns as if they had caught up (see `apply_at_once`). The
+/// processes it chose restore the moved tasks, as under Kafka's sticky assignor, but they are
+/// chosen by lag and restore rate, and the group is balanced at once.
 /// * `topology`: the subtopologies with their task counts and stateful flags.
 /// * `memory`: this group's memory; read for restore rates and updated with this assignment.
 /// * `now_ms`: the host's clock, for the restore rates (the engine has none).
@@ -119,10 +125,10 @@ impl StreamsMemory {
 /// let spec = spec.with_configs(configs);
 /// let mut memory = StreamsMemory::new();
 /// let target = assign_optimized(&spec, &topology, &mut memory, 1_700_000_000_000).unwrap();
-/// // Member b's process restores nothing yet: it gets standbys (some of them warm-ups) first.
-/// assert_eq!(target.members["a"].task_counts().0, 4);
-/// assert_eq!(target.members["b"].task_counts().0, 0);
-/// assert!(memory.followup().unwrap().probing_rebalance_needed);
+/// // No probing rebalance follows on this protocol: b's process takes its share now.
+/// assert_eq!(target.members["a"].task_counts().0, 2);
+/// assert_eq!(target.members["b"].task_counts().0, 2);
+/// assert!(!memory.followup().unwrap().probing_rebalance_needed);
 /// ```
 pub fn assign_optimized(
     spec: &StreamsGroupSpec,
@@ -158,7 +164,7 @@ pub fn assign_optimized(
     let group = Group::new(spec, &index, &shape);
     let mut input = group.engine_input(spec, &index, &shape)?;
     input.previous_rebalance = memory.recall(now_ms, &input);
-    let assignment = OptimizedTaskAssignor.assign(&input)?;
+    let assignment = apply_at_once(&mut input)?;
     memory.followup = Some(assignment.followup.clone());
     memory.snapshot = input.changelog_end_offset_sums.take().map(|end_offset_sums| Snapshot {
         at_ms: now_ms,
@@ -194,6 +200,53 @@ pub fn assign_optimized(
         }
     }
     Ok(StreamsGroupAssignment { members })
+}
+
+/// The engine's target, reached in this one assignment.
+///
+/// The streams protocol has no probing rebalance: 4.4.0's coordinator asks its assignor again only
+/// when the group's membership, metadata, topology or assignment configs change, and its warm-up
+/// refinement hands the target back unchanged, so a warm-up placed now would wait for the next
+/// such change while the group stays unbalanced. The engine therefore plans first with as many
+/// warm-ups as it likes (`max.warmup.replicas` unbounded: each warm-up or standby it places marks
+/// a copy it would let catch up before it moves a task there), and then, if it asked for a probing
+/// rebalance, assigns again as if every such copy had caught up, so the moves it planned, to the
+/// processes it chose for them by lag and restore rate, happen now;
+/// the processes restore those tasks as they would under Kafka's sticky assignor. The offsets
+/// left in `input` are the reported ones.
+fn apply_at_once(input: &mut AssignmentInput) -> Result<crate::engine::Assignment, StreamsAssignError> {
+    let configured = input.configs.max_warmup_replicas;
+    input.configs.max_warmup_replicas = i32::MAX;
+    let plan = OptimizedTaskAssignor.assign(input);
+    input.configs.max_warmup_replicas = configured;
+    let plan = plan?;
+    if !plan.followup.probing_rebalance_needed {
+        return Ok(plan);
+    }
+    let Some(ends) = input.changelog_end_offset_sums.as_ref() else { return Ok(plan) };
+    // The copies the plan places on processes below their share of active tasks (warm-ups, and
+    // standbys the engine would let catch up before it moves active tasks there) count as
+    // caught up; elsewhere a copy stays as far behind as it is, so nothing else moves.
+    let mut warmed = input.clone();
+    let at: HashMap<ProcessId, usize> = warmed.clients.iter().enumerate().map(|(i, c)| (c.process_id, i)).collect();
+    let actives: usize = plan.clients.iter().map(|c| c.active_tasks.len()).sum();
+    let capacity: u64 = warmed.clients.iter().map(|c| u64::from(c.capacity)).sum::<u64>().max(1);
+    for client in &plan.clients {
+        let Some(&c) = at.get(&client.process_id) else { continue };
+        let share = actives as u64 * u64::from(warmed.clients[c].capacity) / capacity;
+        if client.active_tasks.len() as u64 >= share {
+            continue;
+        }
+        for task in &client.standby_tasks {
+            if let Some(&end) = ends.get(task) {
+                let sums = &mut warmed.clients[c].task_offset_sums;
+                if sums.get(task) != Some(&LATEST_OFFSET) {
+                    sums.insert(task.clone(), end);
+                }
+            }
+        }
+    }
+    Ok(OptimizedTaskAssignor.assign(&warmed)?)
 }
 
 /// A member's current tasks, numbered.
