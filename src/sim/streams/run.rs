@@ -320,7 +320,12 @@ pub(super) fn run(
                 if matches!(events[next_event].kind, EventKind::Crash(_) | EventKind::Leave(_) | EventKind::LeaderCrash) {
                     expected_departure_restore += run.world.departure_exposure();
                 }
-                triggers.push(run.world.apply(&events[next_event].kind)?);
+                let text = run.world.apply(&events[next_event].kind)?;
+                // The streams protocol has no group leader: the event is that member's crash.
+                triggers.push(match text.strip_prefix("leader ") {
+                    Some(crash) => format!("{crash} (the classic protocol's leader)"),
+                    None => text,
+                });
                 next_event += 1;
             }
             run.catch_up_heartbeats(h);
