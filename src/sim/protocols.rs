@@ -165,6 +165,10 @@ impl ProtocolComparison {
             "streams: group.streams.heartbeat.interval.ms={}, group.streams.num.warmup.replicas={}, group.streams.acceptable.recovery.lag={}",
             s.heartbeat_interval_ms, s.num_warmup_replicas, s.acceptable_recovery_lag
         );
+        let _ = writeln!(
+            out,
+            "converge: from the last event until stable (rebalances, or targets, after it); restored: records active tasks restored; restore time: from the last event until every active task runs; spread: final max - min stateful active tasks per thread"
+        );
         let head = |what: &str| SHORT.iter().map(|c| format!("{what} {c}")).collect::<Vec<_>>().join(" | ");
         let _ = writeln!(
             out,
@@ -183,7 +187,7 @@ impl ProtocolComparison {
                 out,
                 "| {} | {} | {} | {} | {} | {} |",
                 row.scenario,
-                cells(&|r| mark(r, format_ms(r.time_to_converge_ms))),
+                cells(&|r| mark(r, format!("{} ({})", format_ms(r.time_to_converge_ms), r.rounds_to_converge))),
                 cells(&|r| r.tasks_moved.to_string()),
                 cells(&|r| r.restoring_lag.to_string()),
                 cells(&|r| format_ms(r.restored_ms)),
