@@ -64,6 +64,17 @@ pub(crate) struct SimulateArgs {
     /// inputs), e.g. `max.warmup.replicas=8`; repeatable.
     #[arg(long = "candidate-config", value_name = "KEY=VALUE", requires = "compare")]
     candidate_configs: Vec<String>,
+    /// The rebalance protocol: `classic` (JoinGroup/SyncGroup, the leader's assignor, probing
+    /// rebalances), `streams` (KIP-1071: the coordinator's assignor, heartbeats, epochs) or, with
+    /// `--compare`, `both`: each scenario with classic HighAvailabilityTaskAssignor, classic
+    /// optimized, streams sticky and streams optimized in one table. The broker's settings go in
+    /// `--config`, e.g. `--config group.streams.heartbeat.interval.ms=5000`.
+    #[arg(long, default_value = "classic", value_parser = ["classic", "streams", "both"])]
+    protocol: String,
+    /// With `--protocol streams`: the broker's assignor for the group (`streams.assignor.name`):
+    /// `sticky` (Kafka's default) or `optimized`.
+    #[arg(long, value_name = "NAME", value_parser = ["sticky", "optimized"])]
+    streams_assignor: Option<String>,
 }
 
 /// The scenario names, for `--help`, the completions and the check.
@@ -212,9 +223,18 @@ pub(crate) fn simulate(args: SimulateArgs) -> Result<String, CliError> {
         }));
     }
     let config = sim_config(&args)?;
+    let (streams, classic_configs) = streams_config(&args.configs)?;
     let outputs = Outputs::check(&args)?;
+    check_protocol(&args)?;
+    if args.compare && args.protocol == "both" {
+        return simulate_protocols(&args, name, config, &streams, &classic_configs, &outputs);
+    }
     if args.compare {
         return simulate_compare(&args, name, config, &outputs);
+    }
+    if args.protocol == "streams" {
+        let name = name.expect("a scenario without --compare");
+        return simulate_streams(&args, name, config, &streams, &classic_configs, &outputs);
     }
     let name = name.expect("a scenario without --compare");
     let mut scenario = sim::builtin(name, args.seed.unwrap_or(1)).ok_or_else(|| usage(format!("unknown scenario `{name}`")))?;
@@ -237,6 +257,98 @@ pub(crate) fn simulate(args: SimulateArgs) -> Result<String, CliError> {
     let mut stdout = Outputs::write(outputs.json.as_ref(), serde_json::to_string_pretty(&report).expect("JSON"), "")?;
     stdout += &Outputs::write(outputs.svg.as_ref(), sim::render_svg(&[&report]), "")?;
     Ok(outputs.finish(report.table(), stdout))
+}
+
+/// The `--protocol` combinations that make sense.
+fn check_protocol(args: &SimulateArgs) -> Result<(), CliError> {
+    let streams = args.protocol != "classic";
+    if args.protocol == "both" && !args.compare {
+        return Err(usage("--protocol both is for --compare; simulate runs one protocol (classic or streams)"));
+    }
+    if args.protocol == "streams" && args.compare {
+        return Err(usage("--compare on the streams protocol: use --protocol both (both protocols, four runs a scenario)"));
+    }
+    if args.streams_assignor.is_some() && args.protocol != "streams" {
+        return Err(usage("--streams-assignor names the broker's assignor of --protocol streams"));
+    }
+    if streams && args.assignor.is_some() {
+        return Err(usage("--assignor names a classic assignor; on the streams protocol use --streams-assignor"));
+    }
+    if streams && args.inputs.is_some() {
+        return Err(usage("--inputs writes classic assign inputs; it is for --protocol classic"));
+    }
+    if args.protocol == "both" && !args.candidate_configs.is_empty() {
+        return Err(usage("--candidate-config is for the two-assignor --compare of --protocol classic"));
+    }
+    Ok(())
+}
+
+/// The broker's streams settings among `--config` (keys `group.streams.*`), and the other
+/// `--config` values.
+fn streams_config(configs: &[String]) -> Result<(sim::StreamsConfig, Vec<String>), CliError> {
+    let mut streams = sim::StreamsConfig::default();
+    let mut rest = Vec::new();
+    for kv in configs {
+        match kv.split_once('=') {
+            Some((key, value)) if key.trim().starts_with("group.streams.") => {
+                streams.set(key.trim(), value.trim()).map_err(|e| usage(format!("--config {e}")))?;
+            }
+            _ => rest.push(kv.clone()),
+        }
+    }
+    Ok((streams, rest))
+}
+
+/// `simulate --protocol streams`: one scenario on the streams protocol.
+fn simulate_streams(
+    args: &SimulateArgs,
+    name: &str,
+    config: sim::SimConfig,
+    streams: &sim::StreamsConfig,
+    classic_configs: &[String],
+    outputs: &Outputs,
+) -> Result<String, CliError> {
+    let mut scenario = sim::builtin(name, args.seed.unwrap_or(1)).ok_or_else(|| usage(format!("unknown scenario `{name}`")))?;
+    scenario.configs = override_assignment_configs(&scenario.configs, classic_configs).map_err(usage)?;
+    let assignor = sim::StreamsAssignor::from_name(args.streams_assignor.as_deref().unwrap_or("sticky")).expect("a checked name");
+    eprintln!("simulating {} ({}) on the streams protocol with {}", scenario.name, scenario.description, assignor.name());
+    let run = sim::run_streams(assignor, &scenario, &config, streams).map_err(|e| e.to_string())?;
+    let mut stdout = Outputs::write(outputs.json.as_ref(), serde_json::to_string_pretty(&run).expect("JSON"), "")?;
+    stdout += &Outputs::write(outputs.svg.as_ref(), sim::render_svg(&[&run.report]), "")?;
+    Ok(outputs.finish(run.table(), stdout))
+}
+
+/// `simulate --compare --protocol both`: the scenarios on both protocols.
+fn simulate_protocols(
+    args: &SimulateArgs,
+    name: Option<&str>,
+    config: sim::SimConfig,
+    streams: &sim::StreamsConfig,
+    classic_configs: &[String],
+    outputs: &Outputs,
+) -> Result<String, CliError> {
+    if outputs.svg.is_some() {
+        return Err(usage("--svg plots one or two runs; --protocol both prints a table (use --json for the figures)"));
+    }
+    let mut scenarios = compare_scenarios(args, name)?;
+    for scenario in &mut scenarios {
+        scenario.configs = override_assignment_configs(&scenario.configs, classic_configs).map_err(usage)?;
+    }
+    eprintln!("comparing both protocols over {} scenario(s)", scenarios.len());
+    let cmp = sim::compare_protocols(&scenarios, &config, streams).map_err(|e| e.to_string())?;
+    let stdout = Outputs::write(outputs.json.as_ref(), serde_json::to_string_pretty(&cmp).expect("JSON"), "")?;
+    Ok(outputs.finish(cmp.table(), stdout))
+}
+
+/// The scenarios of `--compare`: SCENARIO, or the suite, or `--seeds FIRST..=LAST`.
+fn compare_scenarios(args: &SimulateArgs, name: Option<&str>) -> Result<Vec<sim::Scenario>, CliError> {
+    Ok(match name {
+        None => match &args.seeds {
+            Seeds::Suite(n) => sim::suite_scenarios(*n),
+            Seeds::Only(range) => sim::churn_scenarios(range.clone()),
+        },
+        Some(name) => vec![sim::builtin(name, args.seed.unwrap_or(1)).ok_or_else(|| usage(format!("unknown scenario `{name}`")))?],
+    })
 }
 
 /// The task assignor configs of `base` with `key=value` overrides (Kafka's keys).
@@ -267,13 +379,7 @@ fn sim_config(args: &SimulateArgs) -> Result<sim::SimConfig, CliError> {
 }
 
 fn simulate_compare(args: &SimulateArgs, name: Option<&str>, config: sim::SimConfig, outputs: &Outputs) -> Result<String, CliError> {
-    let mut scenarios = match name {
-        None => match &args.seeds {
-            Seeds::Suite(n) => sim::suite_scenarios(*n),
-            Seeds::Only(range) => sim::churn_scenarios(range.clone()),
-        },
-        Some(name) => vec![sim::builtin(name, args.seed.unwrap_or(1)).ok_or_else(|| usage(format!("unknown scenario `{name}`")))?],
-    };
+    let mut scenarios = compare_scenarios(args, name)?;
     for scenario in &mut scenarios {
         scenario.configs = override_assignment_configs(&scenario.configs, &args.configs).map_err(usage)?;
         override_configs_as("--candidate-config", &scenario.configs, &args.candidate_configs).map_err(usage)?;

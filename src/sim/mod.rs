@@ -33,14 +33,18 @@
 //! | `lower_bound.rs` | the movement lower bound ([`Report::lower_bound`]) |
 //! | `run.rs` | the driver: events, rebalances and probing rebalances until stable ([`run`]) |
 //! | `compare.rs` | two assignors side by side and the targets one must meet ([`compare`]) |
+//! | `streams/` | the scenarios on the streams rebalance protocol ([`run_streams`]) |
+//! | `protocols.rs` | both protocols side by side, four runs a scenario ([`compare_protocols`]) |
 
 mod compare;
 mod config;
 mod lower_bound;
 mod metrics;
+mod protocols;
 mod report;
 mod run;
 mod scenario;
+mod streams;
 mod svg;
 mod table;
 mod world;
@@ -50,4 +54,6 @@ pub use config::{STATE_CLEANUP_DELAY_MS, SimConfig};
 pub use report::{Report, Round, SimError};
 pub use run::{run, run_with_shadow};
 pub use scenario::{BUILTIN_SCENARIOS, Event, EventKind, MemberSpec, Scenario, builtin};
+pub use protocols::{PROTOCOL_RUNS, ProtocolComparison, ProtocolRow, ProtocolRun, compare_protocols};
+pub use streams::{StreamsAssignor, StreamsConfig, StreamsReport, run_streams};
 pub use svg::render_svg;

@@ -112,6 +112,8 @@ pub(super) struct World<'a> {
     pub(super) changelog_records_read: i64,
     /// Copies held so far beyond the active tasks, integrated over time (copies × ms).
     pub(super) local_copy_ms: i64,
+    /// When the last restore of an active task so far finished.
+    last_restore_done_ms: i64,
 }
 
 impl<'a> World<'a> {
@@ -129,7 +131,30 @@ impl<'a> World<'a> {
             previous: None,
             changelog_records_read: 0,
             local_copy_ms: 0,
+            last_restore_done_ms: 0,
         }
+    }
+
+    /// The net rate at which a restoring task catches up, records/s (at least 1).
+    fn catch_up_rate(&self) -> i64 {
+        (self.config.restore_records_per_sec - self.config.produce_records_per_sec).max(1)
+    }
+
+    /// When every active task of the members up runs (none restores): the end of the last
+    /// restore so far, or of those still under way at their rate.
+    pub(super) fn all_restored_at(&self) -> i64 {
+        let rate = self.catch_up_rate();
+        let pending = self
+            .members
+            .iter()
+            .filter(|m| m.up)
+            .flat_map(|m| m.restoring.iter().map(move |t| (m, t)))
+            .map(|(m, t)| {
+                let behind = self.end_offsets.get(t).copied().unwrap_or(0) - m.offsets.get(t).copied().unwrap_or(0);
+                self.now + (behind.max(0).saturating_mul(1000) + rate - 1) / rate
+            })
+            .max();
+        pending.map_or(self.last_restore_done_ms, |p| p.max(self.last_restore_done_ms))
     }
 
     /// Lets a run that has ended go on without rebalancing up to `to` (if later), and updates
@@ -157,6 +182,17 @@ impl<'a> World<'a> {
         self.now = to;
         let produced = self.config.produce_records_per_sec.saturating_mul(dt) / 1000;
         let restored = self.config.restore_records_per_sec.saturating_mul(dt) / 1000;
+        let rate = self.catch_up_rate();
+        // The restores that finish in this interval, and when.
+        for m in self.members.iter().filter(|m| m.up) {
+            for t in &m.restoring {
+                let behind = self.end_offsets.get(t).copied().unwrap_or(0) - m.offsets.get(t).copied().unwrap_or(0);
+                let done = from + (behind.max(0).saturating_mul(1000) + rate - 1) / rate;
+                if done <= to {
+                    self.last_restore_done_ms = self.last_restore_done_ms.max(done);
+                }
+            }
+        }
         for end in self.end_offsets.values_mut() {
             *end = end.saturating_add(produced);
         }

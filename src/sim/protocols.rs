@@ -1,0 +1,264 @@
+//! The same scenarios on both rebalance protocols: the classic protocol with Kafka's
+//! high-availability assignor and with `optimized`, the streams protocol with the broker's
+//! `sticky` assignor and with `optimized`, and where each converges faster, moves less and
+//! restores less.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use super::config::SimConfig;
+use super::report::{Report, SimError};
+use super::run::run_world;
+use super::scenario::Scenario;
+use super::streams::{StreamsAssignor, StreamsConfig, run_streams};
+use super::table::format_ms;
+use crate::engine::AssignorKind;
+
+/// The four runs of a scenario, in this order.
+pub const PROTOCOL_RUNS: [&str; 4] = ["classic/HighAvailabilityTaskAssignor", "classic/optimized", "streams/sticky", "streams/optimized"];
+
+/// Short column names for [`PROTOCOL_RUNS`].
+const SHORT: [&str; 4] = ["C-HA", "C-opt", "S-sticky", "S-opt"];
+
+/// What the cross-protocol table reports of one run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ProtocolRun {
+    /// One of [`PROTOCOL_RUNS`].
+    pub run: String,
+    /// Whether it ended stable (classic: no probing rebalance wanted; streams: every member
+    /// reconciled with the last target).
+    pub converged: bool,
+    /// Rebalances (classic) or target assignments (streams) from the last event until stable.
+    pub rounds_to_converge: usize,
+    /// Simulated time from the last event until stable.
+    pub time_to_converge_ms: i64,
+    /// Active tasks that changed owner.
+    pub tasks_moved: usize,
+    /// Records active tasks restored before processing.
+    pub restoring_lag: i64,
+    /// From the last event until every active task runs (none restores): the restoration time.
+    pub restored_ms: i64,
+    /// Final max − min active tasks per thread.
+    pub final_spread: f64,
+    /// Final max − min stateful active tasks per thread.
+    pub final_stateful_spread: f64,
+    /// Streams only: active tasks no member owned, task × ms ([`StreamsReport::unowned_task_ms`](super::StreamsReport::unowned_task_ms)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unowned_task_ms: Option<i64>,
+    /// Streams only: warm-ups in the last target, waiting for a membership change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warmups_waiting: Option<usize>,
+}
+
+impl ProtocolRun {
+    fn new(run: &str, r: &Report) -> Self {
+        Self {
+            run: run.to_owned(),
+            converged: r.converged,
+            rounds_to_converge: r.rounds_to_converge,
+            time_to_converge_ms: r.time_to_converge_ms,
+            tasks_moved: r.total_tasks_moved,
+            restoring_lag: r.total_restoring_lag,
+            restored_ms: 0,
+            final_spread: r.final_load_spread,
+            final_stateful_spread: r.final_stateful_load_spread,
+            unowned_task_ms: None,
+            warmups_waiting: None,
+        }
+    }
+}
+
+/// One scenario on both protocols.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ProtocolRow {
+    /// Scenario name.
+    pub scenario: String,
+    /// The runs, in the order of [`PROTOCOL_RUNS`].
+    pub runs: Vec<ProtocolRun>,
+}
+
+/// The scenarios on both protocols ([`compare_protocols`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ProtocolComparison {
+    /// One row per scenario.
+    pub rows: Vec<ProtocolRow>,
+    /// The broker's settings the streams runs used.
+    pub streams_config: StreamsConfig,
+}
+
+/// Runs every scenario of `scenarios` four times: on the classic protocol with Kafka's
+/// `HighAvailabilityTaskAssignor` and with `optimized`, on the streams protocol with the broker's
+/// `sticky` and with `optimized`.
+///
+/// ```
+/// use kstreams_assignor::sim::{self, SimConfig, StreamsConfig};
+///
+/// let scenarios = vec![sim::builtin("scale-out", 0).unwrap()];
+/// let cmp = sim::compare_protocols(&scenarios, &SimConfig::default(), &StreamsConfig::default()).unwrap();
+/// let runs = &cmp.rows[0].runs;
+/// assert_eq!(runs.len(), 4);
+/// // The broker's sticky assignor moves the joiner's share at once, without warm-ups.
+/// assert!(runs[2].converged && runs[2].time_to_converge_ms < runs[0].time_to_converge_ms);
+/// assert!(cmp.table().contains("streams/sticky against classic/HighAvailabilityTaskAssignor"));
+/// ```
+///
+/// # Errors
+/// The first [`SimError`] of any run.
+pub fn compare_protocols(scenarios: &[Scenario], config: &SimConfig, streams: &StreamsConfig) -> Result<ProtocolComparison, SimError> {
+    let mut rows = Vec::with_capacity(scenarios.len());
+    for scenario in scenarios {
+        let mut runs = Vec::with_capacity(4);
+        let last_event = scenario.events.iter().map(|e| e.at_ms).max().unwrap_or(0);
+        for (name, kind) in PROTOCOL_RUNS.iter().zip([AssignorKind::HighAvailability, AssignorKind::Optimized]) {
+            let (report, world) = run_world(kind.assignor(), None, scenario, config)?;
+            let mut p = ProtocolRun::new(name, &report);
+            p.restored_ms = (world.all_restored_at() - last_event).max(0);
+            runs.push(p);
+        }
+        for (name, assignor) in PROTOCOL_RUNS[2..].iter().zip([StreamsAssignor::Sticky, StreamsAssignor::Optimized]) {
+            let r = run_streams(assignor, scenario, config, streams)?;
+            let mut p = ProtocolRun::new(name, &r.report);
+            p.restored_ms = r.restored_ms;
+            p.unowned_task_ms = Some(r.unowned_task_ms);
+            p.warmups_waiting = Some(r.warmups_waiting);
+            runs.push(p);
+        }
+        rows.push(ProtocolRow { scenario: scenario.name.clone(), runs });
+    }
+    Ok(ProtocolComparison { rows, streams_config: *streams })
+}
+
+/// A metric the verdicts rank, lower is better.
+struct Metric {
+    what: &'static str,
+    better: &'static str,
+    worse: &'static str,
+    value: fn(&ProtocolRun) -> f64,
+}
+
+const METRICS: [Metric; 5] = [
+    Metric { what: "converges fastest", better: "converges faster", worse: "slower", value: |r| r.time_to_converge_ms as f64 },
+    Metric { what: "moves least", better: "moves less", worse: "more", value: |r| r.tasks_moved as f64 },
+    Metric { what: "restores least", better: "restores less", worse: "more", value: |r| r.restoring_lag as f64 },
+    Metric { what: "runs every active soonest", better: "restores sooner", worse: "later", value: |r| r.restored_ms as f64 },
+    Metric { what: "ends most even", better: "ends more even", worse: "less even", value: |r| r.final_stateful_spread },
+];
+
+impl ProtocolComparison {
+    /// The table: a row per scenario with each run's time to converge, moves, restored records,
+    /// restoration time and final stateful spread, the totals, and a verdict line per metric.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        let n = self.rows.len();
+        let columns: Vec<String> = SHORT.iter().zip(PROTOCOL_RUNS).map(|(s, l)| format!("{s} = {l}")).collect();
+        let _ = writeln!(out, "{}", columns.join(", "));
+        let s = &self.streams_config;
+        let _ = writeln!(
+            out,
+            "streams: group.streams.heartbeat.interval.ms={}, group.streams.num.warmup.replicas={}, group.streams.acceptable.recovery.lag={}",
+            s.heartbeat_interval_ms, s.num_warmup_replicas, s.acceptable_recovery_lag
+        );
+        let _ = writeln!(
+            out,
+            "converge: from the last event until stable (rebalances, or targets, after it); restored: records active tasks restored; restore time: from the last event until every active task runs; spread: final max - min stateful active tasks per thread"
+        );
+        let head = |what: &str| SHORT.iter().map(|c| format!("{what} {c}")).collect::<Vec<_>>().join(" | ");
+        let _ = writeln!(
+            out,
+            "| scenario | {} | {} | {} | {} | {} |",
+            head("converge"),
+            head("moved"),
+            head("restored"),
+            head("restore time"),
+            head("spread")
+        );
+        let _ = writeln!(out, "|---{}|", "|---".repeat(20));
+        let mark = |r: &ProtocolRun, text: String| if r.converged { text } else { format!("{text}*") };
+        for row in &self.rows {
+            let cells = |f: &dyn Fn(&ProtocolRun) -> String| row.runs.iter().map(f).collect::<Vec<_>>().join(" | ");
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} |",
+                row.scenario,
+                cells(&|r| mark(r, format!("{} ({})", format_ms(r.time_to_converge_ms), r.rounds_to_converge))),
+                cells(&|r| r.tasks_moved.to_string()),
+                cells(&|r| r.restoring_lag.to_string()),
+                cells(&|r| format_ms(r.restored_ms)),
+                cells(&|r| format!("{:.2}", r.final_stateful_spread))
+            );
+        }
+        let total = |i: usize, f: fn(&ProtocolRun) -> f64| self.rows.iter().map(|r| f(&r.runs[i])).sum::<f64>();
+        let totals =
+            |f: fn(&ProtocolRun) -> f64, show: &dyn Fn(f64) -> String| (0..4).map(|i| show(total(i, f))).collect::<Vec<_>>().join(" | ");
+        let _ = writeln!(
+            out,
+            "| total ({n}) | {} | {} | {} | {} | {} |",
+            totals(|r| r.time_to_converge_ms as f64, &|v| format_ms(v as i64)),
+            totals(|r| r.tasks_moved as f64, &|v| format!("{v:.0}")),
+            totals(|r| r.restoring_lag as f64, &|v| format!("{v:.0}")),
+            totals(|r| r.restored_ms as f64, &|v| format_ms(v as i64)),
+            totals(|r| r.final_stateful_spread, &|v| format!("{v:.2}"))
+        );
+        let not_converged: Vec<String> = (0..4)
+            .map(|i| (SHORT[i], self.rows.iter().filter(|r| !r.runs[i].converged).count()))
+            .filter(|&(_, c)| c > 0)
+            .map(|(name, c)| format!("{name} {c}"))
+            .collect();
+        if !not_converged.is_empty() {
+            let _ = writeln!(out, "* not converged: {} scenario(s)", not_converged.join(", "));
+        }
+        let _ = writeln!(out, "\nOver the {n} scenario(s) (ties count for each):");
+        for m in &METRICS {
+            let best: Vec<String> = (0..4)
+                .map(|i| {
+                    let wins = self
+                        .rows
+                        .iter()
+                        .filter(|row| {
+                            let v = (m.value)(&row.runs[i]);
+                            row.runs.iter().all(|o| v <= (m.value)(o) + 1e-9)
+                        })
+                        .count();
+                    format!("{} on {wins}", SHORT[i])
+                })
+                .collect();
+            let _ = writeln!(out, "- {}: {}", m.what, best.join(", "));
+        }
+        for (a, b) in [(2, 0), (3, 1), (3, 2)] {
+            let lines: Vec<String> = METRICS
+                .iter()
+                .map(|m| {
+                    let (mut wins, mut losses) = (0, 0);
+                    for row in &self.rows {
+                        let (x, y) = ((m.value)(&row.runs[a]), (m.value)(&row.runs[b]));
+                        wins += usize::from(x + 1e-9 < y);
+                        losses += usize::from(y + 1e-9 < x);
+                    }
+                    format!("{} on {wins} of {n} ({} on {losses})", m.better, m.worse)
+                })
+                .collect();
+            let _ = writeln!(out, "- {} against {}: {}", PROTOCOL_RUNS[a], PROTOCOL_RUNS[b], lines.join("; "));
+        }
+        let gap = |i: usize| self.rows.iter().filter_map(|r| r.runs[i].unowned_task_ms).sum::<i64>();
+        let waiting: Vec<(usize, &str)> =
+            (2..4).map(|i| (self.rows.iter().filter(|r| r.runs[i].warmups_waiting.unwrap_or(0) > 0).count(), SHORT[i])).collect();
+        let _ = writeln!(
+            out,
+            "\nStreams protocol: tasks wait unowned between their revocation and their new owner's next heartbeat ({} task-time S-sticky, {} S-opt). Kafka 4.4.0's coordinator refines no warm-ups (AssignmentRefiner returns the target unchanged) and task offsets alone make no new target, so there is no probing rebalance: warm-ups in the last target wait for the next membership change ({} scenario(s) {}, {} {}).",
+            format_ms(gap(2)),
+            format_ms(gap(3)),
+            waiting[0].0,
+            waiting[0].1,
+            waiting[1].0,
+            waiting[1].1
+        );
+        out
+    }
+}

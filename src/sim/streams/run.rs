@@ -1,0 +1,381 @@
+//! The streams protocol's driver: events change the membership, a membership change bumps the
+//! group epoch and the coordinator computes a new target, and the members reconcile towards it
+//! heartbeat by heartbeat while state restores.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::group::{Group, GroupMember, TaskSets};
+use super::{StreamsAssignor, StreamsConfig, StreamsReport};
+use crate::engine::streams::{
+    StreamsAssignmentConfigs, StreamsGroupSpec, StreamsMemberSpec, StreamsMemory, StreamsSubtopology, StreamsTopology, assign_optimized,
+    assign_sticky,
+};
+use crate::engine::{Assignment, ClientAssignment, Followup};
+use crate::sim::config::SimConfig;
+use crate::sim::report::{Report, Round, SimError};
+use crate::sim::scenario::{Event, EventKind, Scenario};
+use crate::sim::world::World;
+use crate::wire::{ProcessId, TaskId};
+
+/// A task as the streams protocol names it: subtopology id and partition.
+fn task_of(subtopology: &str, partition: i32) -> Option<TaskId> {
+    subtopology.parse().ok().map(|s| TaskId::new(s, partition))
+}
+
+fn tasks_of(tasks: &crate::engine::streams::Tasks) -> BTreeSet<TaskId> {
+    tasks.iter().flat_map(|(s, ps)| ps.iter().filter_map(move |&p| task_of(s, p))).collect()
+}
+
+/// The run in progress: the world, the coordinator's group, the assignor's memory.
+struct StreamsRun<'a> {
+    world: World<'a>,
+    group: Group,
+    topology: StreamsTopology,
+    assignor: StreamsAssignor,
+    streams: StreamsConfig,
+    memory: StreamsMemory,
+    rounds: Vec<Round>,
+    heartbeats: usize,
+    unowned_task_ms: i64,
+    most_doubly_owned: usize,
+}
+
+impl<'a> StreamsRun<'a> {
+    fn new(assignor: StreamsAssignor, scenario: &'a Scenario, config: &SimConfig, streams: &StreamsConfig) -> Self {
+        let topology = StreamsTopology::new(
+            scenario
+                .subtopologies
+                .iter()
+                .map(|s| StreamsSubtopology::new(s.id.to_string(), s.partitions.max(0) as u32, s.changelog_records.is_some())),
+        );
+        Self {
+            world: World::new(scenario, config),
+            group: Group::default(),
+            topology,
+            assignor,
+            streams: *streams,
+            memory: StreamsMemory::new(),
+            rounds: Vec::new(),
+            heartbeats: 0,
+            unowned_task_ms: 0,
+            most_doubly_owned: 0,
+        }
+    }
+
+    /// Lets time pass to `to`, counting the active tasks no member runs meanwhile.
+    fn advance(&mut self, to: i64) {
+        let dt = (to - self.world.now).max(0);
+        if !self.group.members.is_empty() {
+            let owned: BTreeSet<&TaskId> = self.group.members.iter().flat_map(|m| m.active.keys()).collect();
+            let all = self.world.end_offsets.len() + self.world.scenario.stateless_tasks().len();
+            self.unowned_task_ms = self.unowned_task_ms.saturating_add((all - owned.len().min(all)) as i64 * dt);
+        }
+        self.world.advance(to);
+    }
+
+    /// Adds a member per stream thread of every process up that has none, removes those of
+    /// processes down. Returns whether the membership changed.
+    fn sync_membership(&mut self, h: i64) -> bool {
+        let up: BTreeMap<ProcessId, (String, u32)> =
+            self.world.members.iter().filter(|m| m.up).map(|m| (m.spec.process_id, (m.spec.name.clone(), m.spec.threads))).collect();
+        let before = self.group.members.len();
+        self.group.members.retain(|m| up.contains_key(&m.process_id));
+        let mut changed = self.group.members.len() != before;
+        for (process, (name, threads)) in &up {
+            if self.group.members.iter().any(|m| m.process_id == *process) {
+                continue;
+            }
+            for k in 1..=(*threads).max(1) {
+                let mut member = GroupMember::new(format!("{name}-{k}"), *process);
+                // The members there at the start joined at moments of their own before it; a
+                // member that joins later heartbeats at once and then every interval.
+                member.next_heartbeat_ms = if self.world.now == 0 { fnv(&member.member_id) % h } else { self.world.now };
+                self.group.members.push(member);
+            }
+            changed = true;
+        }
+        changed
+    }
+
+    /// What the coordinator hands its assignor: every member's current tasks and the offsets
+    /// its process reports for the tasks it has state for.
+    fn spec(&self) -> StreamsGroupSpec {
+        let configs = StreamsAssignmentConfigs::default()
+            .with_num_standby_replicas(self.world.scenario.configs.num_standby_replicas.max(0) as u32)
+            .with_num_warmup_replicas(self.streams.num_warmup_replicas)
+            .with_acceptable_recovery_lag(self.streams.acceptable_recovery_lag);
+        let members = self.group.members.iter().map(|gm| {
+            let mut spec = StreamsMemberSpec::new(gm.member_id.clone(), gm.process_id.to_string());
+            for (t, &epoch) in &gm.active {
+                spec = spec.with_active_task(t.subtopology.to_string(), t.partition, epoch);
+            }
+            for t in &gm.standby {
+                spec = spec.with_standby_task(t.subtopology.to_string(), t.partition);
+            }
+            for t in &gm.warmup {
+                spec = spec.with_warmup_task(t.subtopology.to_string(), t.partition);
+            }
+            if let Some(process) = self.world.members.iter().find(|m| m.spec.process_id == gm.process_id) {
+                for (t, &offset) in &process.offsets {
+                    let end = self.world.end_offsets.get(t).copied().unwrap_or(offset);
+                    spec = spec.with_task_offset(t.subtopology.to_string(), t.partition, offset).with_task_end_offset(
+                        t.subtopology.to_string(),
+                        t.partition,
+                        end,
+                    );
+                }
+            }
+            spec
+        });
+        StreamsGroupSpec::new(members).with_configs(configs)
+    }
+
+    /// A new group epoch: the coordinator computes the target with the assignor.
+    fn new_target(&mut self, trigger: String) -> Result<(), SimError> {
+        self.group.group_epoch += 1;
+        let round = self.rounds.len() + 1;
+        let failed = |e: crate::engine::streams::StreamsAssignError| SimError::Scenario {
+            scenario: self.world.scenario.name.clone(),
+            problem: format!("group epoch {}: the {} assignor failed: {e}", self.group.group_epoch, self.assignor.name()),
+        };
+        let spec = self.spec();
+        let target = match self.assignor {
+            StreamsAssignor::Sticky => assign_sticky(&spec, &self.topology),
+            StreamsAssignor::Optimized => assign_optimized(&spec, &self.topology, &mut self.memory, self.world.now),
+        }
+        .map_err(failed)?;
+        self.group.target = target
+            .members
+            .iter()
+            .map(|(id, a)| {
+                let sets =
+                    TaskSets { active: tasks_of(&a.active_tasks), standby: tasks_of(&a.standby_tasks), warmup: tasks_of(&a.warmup_tasks) };
+                (id.clone(), sets)
+            })
+            .collect();
+        self.group.target_epoch = self.group.group_epoch;
+        let warmups = self.group.target.values().map(|s| s.warmup.len()).sum();
+        let members = self.world.members.iter().filter(|m| m.up).count();
+        self.rounds.push(Round {
+            round,
+            time_ms: self.world.now,
+            trigger,
+            members,
+            tasks_moved: 0,
+            stateful_tasks_moved: 0,
+            warmups,
+            spares: 0,
+            load_spread: 0.0,
+            stateful_load_spread: 0.0,
+            subtopology_spread: 0.0,
+            restoring_lag: 0,
+            restoring_tasks: 0,
+            probing_rebalance: false,
+            movement_lower_bound: None,
+            restoring_lag_not_caught_up: 0,
+            shadow_restoring_lag: None,
+            shadow_restoring_lag_not_caught_up: None,
+        });
+        Ok(())
+    }
+
+    /// A heartbeat of member `i`, and at once the acknowledgement of anything it revoked.
+    fn heartbeat(&mut self, i: usize) {
+        self.heartbeats += 1;
+        self.group.heartbeat(i);
+        if self.group.members[i].state == super::group::MemberState::UnrevokedTasks {
+            self.group.heartbeat(i);
+        }
+        self.most_doubly_owned = self.most_doubly_owned.max(self.group.doubly_owned().len());
+    }
+
+    /// Hands the world what the members own now, and books the moves and restores on the
+    /// current round.
+    fn sync_world(&mut self) {
+        let mut clients: BTreeMap<ProcessId, ClientAssignment> = BTreeMap::new();
+        for m in self.world.members.iter().filter(|m| m.up) {
+            let empty = ClientAssignment {
+                process_id: m.spec.process_id,
+                active_tasks: Vec::new(),
+                standby_tasks: Vec::new(),
+                warmup_tasks: Vec::new(),
+                spare_tasks: Vec::new(),
+            };
+            clients.insert(m.spec.process_id, empty);
+        }
+        for gm in &self.group.members {
+            let Some(c) = clients.get_mut(&gm.process_id) else { continue };
+            c.active_tasks.extend(gm.active.keys().cloned());
+            c.standby_tasks.extend(gm.standby.iter().chain(&gm.warmup).cloned());
+            c.warmup_tasks.extend(gm.warmup.iter().cloned());
+        }
+        let followup = Followup { probing_rebalance_needed: false, probing_rebalance_interval_ms: 0, watch_list: Vec::new() };
+        let out = Assignment { assignor: self.assignor.name().to_owned(), clients: clients.into_values().collect(), followup };
+        let started = self.world.restores_started(&out);
+        let (moved, stateful_moved) = self.world.take_assignment(&out);
+        let spreads = self.world.spreads(&out);
+        if let Some(r) = self.rounds.last_mut() {
+            r.tasks_moved += moved;
+            r.stateful_tasks_moved += stateful_moved;
+            r.restoring_lag += started.records;
+            r.restoring_tasks += started.tasks;
+            r.restoring_lag_not_caught_up += started.not_caught_up;
+            r.load_spread = spreads.load;
+            r.stateful_load_spread = spreads.stateful_load;
+            r.subtopology_spread = spreads.subtopology;
+        }
+    }
+
+    /// The members whose heartbeat is due at `now` heartbeat, in the coordinator's order, and
+    /// the world takes what they own.
+    fn heartbeats_due(&mut self, h: i64) {
+        let now = self.world.now;
+        for i in 0..self.group.members.len() {
+            if self.group.members[i].next_heartbeat_ms <= now {
+                self.heartbeat(i);
+                self.group.members[i].next_heartbeat_ms = next_after(now, self.group.members[i].next_heartbeat_ms, h);
+            }
+        }
+        self.sync_world();
+    }
+
+    /// When the next member heartbeats.
+    fn next_heartbeat(&self) -> Option<i64> {
+        self.group.members.iter().map(|m| m.next_heartbeat_ms).min()
+    }
+
+    /// Moves every member's next heartbeat past `now` on its own schedule (after a stretch
+    /// without reconciling, the times kept fell behind).
+    fn catch_up_heartbeats(&mut self, h: i64) {
+        let now = self.world.now;
+        for m in &mut self.group.members {
+            if m.next_heartbeat_ms <= now {
+                m.next_heartbeat_ms = next_after(now, m.next_heartbeat_ms, h);
+            }
+        }
+    }
+}
+
+/// The first time after `now` on the schedule of a member that heartbeats every `h` ms at `at`.
+fn next_after(now: i64, at: i64, h: i64) -> i64 {
+    if at > now { at } else { at + ((now - at) / h + 1) * h }
+}
+
+/// FNV-1a of `text`, as a non-negative number.
+fn fnv(text: &str) -> i64 {
+    let mut x: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        x = (x ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    (x >> 1) as i64
+}
+
+/// Runs `scenario` on the streams protocol with `assignor` as the coordinator's assignor.
+pub(super) fn run(
+    assignor: StreamsAssignor,
+    scenario: &Scenario,
+    config: &SimConfig,
+    streams: &StreamsConfig,
+) -> Result<StreamsReport, SimError> {
+    let h = streams.heartbeat_interval_ms.max(1);
+    let mut run = StreamsRun::new(assignor, scenario, config, streams);
+    for spec in &scenario.initial_members {
+        run.world.apply(&EventKind::Join(spec.clone()))?;
+    }
+    if run.sync_membership(h) {
+        // The starting assignment: reconciled before the scenario's clock starts.
+        run.new_target("start".into())?;
+        while !run.group.reconciled() && run.heartbeats < 10_000 {
+            for i in 0..run.group.members.len() {
+                run.heartbeat(i);
+            }
+        }
+        run.sync_world();
+        run.rounds.clear();
+        run.heartbeats = 0;
+        if scenario.running {
+            run.world.settle();
+        }
+    }
+    let mut events: Vec<&Event> = scenario.events.iter().collect();
+    events.sort_by_key(|e| e.at_ms);
+    let mut next_event = 0;
+    let (mut last_event_round, mut last_event_time, mut reconciled_at) = (0, 0i64, 0i64);
+    let mut expected_departure_restore = 0i64;
+    // A reconciliation that never ends would step forever: a run gives up after this many.
+    let max_heartbeats = config.max_rounds.saturating_mul(1000);
+    while run.rounds.len() < config.max_rounds && run.heartbeats < max_heartbeats {
+        let event_time = events.get(next_event).map(|e| e.at_ms);
+        let step_time = if run.group.reconciled() { None } else { run.next_heartbeat() };
+        let at = match (event_time, step_time) {
+            (None, None) => break,
+            (Some(e), Some(s)) => e.min(s),
+            (Some(e), None) => e,
+            (None, Some(s)) => s,
+        };
+        run.advance(at);
+        if event_time == Some(at) {
+            let mut triggers = Vec::new();
+            while events.get(next_event).is_some_and(|e| e.at_ms == at) {
+                if matches!(events[next_event].kind, EventKind::Crash(_) | EventKind::Leave(_) | EventKind::LeaderCrash) {
+                    expected_departure_restore += run.world.departure_exposure();
+                }
+                let text = run.world.apply(&events[next_event].kind)?;
+                // The streams protocol has no group leader: the event is that member's crash.
+                triggers.push(match text.strip_prefix("leader ") {
+                    Some(crash) => format!("{crash} (the classic protocol's leader)"),
+                    None => text,
+                });
+                next_event += 1;
+            }
+            run.catch_up_heartbeats(h);
+            // A restart under static membership keeps the member's identity: no new epoch.
+            if run.sync_membership(h) && !run.group.members.is_empty() {
+                run.new_target(triggers.join(", "))?;
+                last_event_round = run.rounds.len() - 1;
+            }
+            last_event_time = at;
+        }
+        // The members that just joined heartbeat now; the others when their interval is up.
+        run.heartbeats_due(h);
+        if run.group.reconciled() {
+            reconciled_at = at;
+        }
+    }
+    let converged = next_event >= events.len() && run.group.reconciled();
+    let rounds = std::mem::take(&mut run.rounds);
+    let last = rounds.last();
+    let warmups_waiting = run.group.target.values().map(|s| s.warmup.len()).sum();
+    let mut report = Report {
+        scenario: scenario.name.clone(),
+        assignor: format!("streams/{}", assignor.name()),
+        converged,
+        rounds_to_converge: rounds.len().saturating_sub(last_event_round),
+        time_to_converge_ms: (reconciled_at - last_event_time).max(0),
+        total_tasks_moved: rounds.iter().map(|r| r.tasks_moved).sum(),
+        total_warmups: rounds.iter().map(|r| r.warmups).sum(),
+        probing_rebalances: 0,
+        total_restoring_lag: rounds.iter().map(|r| r.restoring_lag).sum(),
+        final_load_spread: last.map_or(0.0, |r| r.load_spread),
+        final_stateful_load_spread: last.map_or(0.0, |r| r.stateful_load_spread),
+        final_subtopology_spread: last.map_or(0.0, |r| r.subtopology_spread),
+        lower_bound: None,
+        bounded_tasks_moved: 0,
+        expected_departure_restore,
+        changelog_records_read: 0,
+        local_copy_ms: 0,
+        rounds,
+    };
+    let restored_ms = (run.world.all_restored_at() - last_event_time).max(0);
+    run.world.observe_until(config.observe_until_ms, &mut report);
+    Ok(StreamsReport {
+        report,
+        group_epochs: run.group.group_epoch,
+        heartbeats: run.heartbeats,
+        unowned_task_ms: run.unowned_task_ms,
+        warmups_waiting,
+        most_doubly_owned: run.most_doubly_owned,
+        restored_ms,
+        end_ms: run.world.now,
+    })
+}
