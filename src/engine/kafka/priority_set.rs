@@ -82,6 +82,26 @@ fn sort_key(load: f64, client: Client) -> u128 {
     (u128::from(load.to_bits()) << 64) | client as u128
 }
 
+/// For each capacity `16 << j` a `HashSet` of at most `n` entries passes through: whether the
+/// `hashes` (all the clients) put fewer than 9 entries in every bucket.
+fn uncrowded_capacities(hashes: &[i32], n: usize) -> Vec<bool> {
+    let mut out = Vec::new();
+    let mut counts = Vec::new();
+    let mut capacity = 16usize;
+    loop {
+        counts.clear();
+        counts.resize(capacity, 0u32);
+        for &h in hashes {
+            counts[h as u32 as usize & (capacity - 1)] += 1;
+        }
+        out.push(counts.iter().all(|&c| c < 9));
+        if n <= capacity * 3 / 4 {
+            return out;
+        }
+        capacity *= 2;
+    }
+}
+
 /// Kafka's `ConstrainedPrioritySet` replayed exactly, for callers that change a queued client's
 /// load before re-offering it.
 ///
@@ -110,6 +130,10 @@ pub(crate) struct JavaPrioritySet {
     sorted_keys: Vec<u128>,
     rejected: Vec<Client>,
     counts: Vec<u8>,
+    /// Entry `j`: whether all the clients together put fewer than 9 process ids in every bucket
+    /// of a table of capacity `16 << j`; then so does any set of them, and
+    /// [`hash_set_order`](Self::hash_set_order) need not count that capacity.
+    uncrowded_capacities: Vec<bool>,
     starts: Vec<usize>,
     sorted: Vec<Client>,
 }
@@ -118,10 +142,11 @@ impl JavaPrioritySet {
     /// An empty set over clients with these process ids (in Java order) and loads.
     pub(crate) fn new(process_ids: Vec<ProcessId>, loads: Vec<f64>) -> Self {
         let n = process_ids.len();
-        let hashes = process_ids.iter().map(|p| spread(p.java_hash_code())).collect();
+        let hashes: Vec<i32> = process_ids.iter().map(|p| spread(p.java_hash_code())).collect();
         let keys: Vec<u128> = loads.iter().enumerate().map(|(c, &load)| sort_key(load, c)).collect();
         let mut sorted_keys = keys.clone();
         sorted_keys.sort_unstable();
+        let uncrowded_capacities = uncrowded_capacities(&hashes, n);
         Self {
             heap: Vec::with_capacity(n),
             queued: vec![false; n],
@@ -131,6 +156,7 @@ impl JavaPrioritySet {
             sorted_keys,
             rejected: Vec::new(),
             counts: Vec::new(),
+            uncrowded_capacities,
             starts: Vec::new(),
             sorted: Vec::new(),
         }
@@ -322,7 +348,10 @@ impl JavaPrioritySet {
         }
         let mut counts = std::mem::take(&mut self.counts);
         let crowded = k >= 9
-            && levels.iter().any(|&(cap, upto)| {
+            && levels.iter().enumerate().any(|(level, &(cap, upto))| {
+                if self.uncrowded_capacities.get(level).copied().unwrap_or(false) {
+                    return false;
+                }
                 counts.clear();
                 counts.resize(cap, 0);
                 clients[..upto].iter().any(|&c| {
