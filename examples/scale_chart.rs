@@ -5,6 +5,7 @@
 //! cargo run --release --example scale_chart -- docs/scale.svg          # the default grid
 //! cargo run --release --example scale_chart -- docs/scale.svg --full   # and the large sizes
 //! cargo run --release --example scale_chart -- --only 10000 1000000    # one size, optimized, with peak RSS
+//! cargo run --release --example scale_chart -- --only 1000 10000 ha    # one size, the port
 //! ```
 //!
 //! Each point is the median of three batches of assigns (one assign per batch for the large
@@ -147,12 +148,17 @@ fn main() {
     if let Some(i) = args.iter().position(|a| a == "--only") {
         let number = |j: usize| args.get(j).and_then(|a| a.parse::<usize>().ok()).expect("--only CLIENTS TASKS");
         let (clients, tasks) = (number(i + 1), number(i + 2));
+        let (name, kind) = if args.get(i + 3).is_some_and(|a| a == "ha") {
+            ("Kafka HA port", AssignorKind::HighAvailability)
+        } else {
+            ("optimized", AssignorKind::Optimized)
+        };
         let input = testdata::steady_state(1, clients, 4, tasks, 1).input;
         let built = peak_rss_mb();
-        let secs = measure_input(AssignorKind::Optimized, &input);
+        let secs = measure_input(kind, &input);
         let mb = |v: Option<f64>| v.map_or_else(|| "unknown".to_owned(), |mb| format!("{mb:.0} MB"));
         let (built, after) = (mb(built), mb(peak_rss_mb()));
-        println!("optimized {clients} clients × {tasks} tasks: {:.1} ms per assign, peak RSS {after} (with the input built: {built})", secs * 1e3);
+        println!("{name} {clients} clients × {tasks} tasks: {:.1} ms per assign, peak RSS {after} (with the input built: {built})", secs * 1e3);
         return;
     }
     let full = args.iter().any(|a| a == "--full");

@@ -61,6 +61,12 @@ impl LagIndex {
         self.others_caught_up[t as usize] != self.exceptions[t as usize].binary_search(&c).is_ok()
     }
 
+    /// The clients caught up on `t`, sorted, when the clients that did not report it are not
+    /// caught up (then they are the reporters that are); `None` otherwise.
+    pub(crate) fn caught_up_clients(&self, t: Task) -> Option<&[Client]> {
+        (!self.others_caught_up[t as usize]).then(|| &self.exceptions[t as usize][..])
+    }
+
     /// The number of clients caught up on `t`.
     pub(crate) fn caught_up_count(&self, t: Task) -> usize {
         self.caught_up_count[t as usize]

@@ -82,6 +82,26 @@ fn sort_key(load: f64, client: Client) -> u128 {
     (u128::from(load.to_bits()) << 64) | client as u128
 }
 
+/// For each capacity `16 << j` a `HashSet` of at most `n` entries passes through: whether the
+/// `hashes` (all the clients) put fewer than 9 entries in every bucket.
+fn uncrowded_capacities(hashes: &[i32], n: usize) -> Vec<bool> {
+    let mut out = Vec::new();
+    let mut counts = Vec::new();
+    let mut capacity = 16usize;
+    loop {
+        counts.clear();
+        counts.resize(capacity, 0u32);
+        for &h in hashes {
+            counts[h as u32 as usize & (capacity - 1)] += 1;
+        }
+        out.push(counts.iter().all(|&c| c < 9));
+        if n <= capacity * 3 / 4 {
+            return out;
+        }
+        capacity *= 2;
+    }
+}
+
 /// Kafka's `ConstrainedPrioritySet` replayed exactly, for callers that change a queued client's
 /// load before re-offering it.
 ///
@@ -104,8 +124,16 @@ pub(crate) struct JavaPrioritySet {
     /// `HashMap.hash` of each client's process id, for the order of rejected clients.
     hashes: Vec<i32>,
     process_ids: Vec<ProcessId>,
+    /// Every client's entry of `keys`, queued or not, in ascending order: Java's pop order on an
+    /// ordered heap, kept up to date by [`set_load`](Self::set_load) so that a poll that pops
+    /// every client needs no sort.
+    sorted_keys: Vec<u128>,
     rejected: Vec<Client>,
     counts: Vec<u8>,
+    /// Entry `j`: whether all the clients together put fewer than 9 process ids in every bucket
+    /// of a table of capacity `16 << j`; then so does any set of them, and
+    /// [`hash_set_order`](Self::hash_set_order) need not count that capacity.
+    uncrowded_capacities: Vec<bool>,
     starts: Vec<usize>,
     sorted: Vec<Client>,
 }
@@ -114,23 +142,46 @@ impl JavaPrioritySet {
     /// An empty set over clients with these process ids (in Java order) and loads.
     pub(crate) fn new(process_ids: Vec<ProcessId>, loads: Vec<f64>) -> Self {
         let n = process_ids.len();
-        let hashes = process_ids.iter().map(|p| spread(p.java_hash_code())).collect();
+        let hashes: Vec<i32> = process_ids.iter().map(|p| spread(p.java_hash_code())).collect();
+        let keys: Vec<u128> = loads.iter().enumerate().map(|(c, &load)| sort_key(load, c)).collect();
+        let mut sorted_keys = keys.clone();
+        sorted_keys.sort_unstable();
+        let uncrowded_capacities = uncrowded_capacities(&hashes, n);
         Self {
             heap: Vec::with_capacity(n),
             queued: vec![false; n],
-            keys: loads.iter().enumerate().map(|(c, &load)| sort_key(load, c)).collect(),
+            keys,
             hashes,
             process_ids,
+            sorted_keys,
             rejected: Vec::new(),
             counts: Vec::new(),
+            uncrowded_capacities,
             starts: Vec::new(),
             sorted: Vec::new(),
         }
     }
 
     /// Records the current load of `client`.
+    ///
+    /// Complexity: O(n) in the worst case (one shift of the sorted keys), O(log n) when the
+    /// client's rank does not change.
     pub(crate) fn set_load(&mut self, client: Client, load: f64) {
-        self.keys[client] = sort_key(load, client);
+        let (old, new) = (self.keys[client], sort_key(load, client));
+        if old == new {
+            return;
+        }
+        self.keys[client] = new;
+        let from = self.sorted_keys.binary_search(&old).expect("every client's key is sorted");
+        let to = self.sorted_keys.binary_search(&new).expect_err("keys are distinct (they hold the client)");
+        // Moving the entry from `from` to its new place keeps the others in order.
+        if to > from {
+            self.sorted_keys[from..to].rotate_left(1);
+            self.sorted_keys[to - 1] = new;
+        } else {
+            self.sorted_keys[to..=from].rotate_right(1);
+            self.sorted_keys[to] = new;
+        }
     }
 
     /// Java's comparator: `(load, ProcessId)` with the current loads.
@@ -214,16 +265,35 @@ impl JavaPrioritySet {
     /// are offered back in the iteration order of a `HashSet<ProcessId>` filled in pop order.
     ///
     /// Complexity: O((r + 1) · log n) for r rejected clients, as in Kafka.
-    pub(crate) fn poll(&mut self, mut accept: impl FnMut(Client) -> bool) -> Option<Client> {
+    #[cfg(test)]
+    pub(crate) fn poll(&mut self, accept: impl FnMut(Client) -> bool) -> Option<Client> {
+        self.poll_among(None, accept)
+    }
+
+    /// [`poll`](Self::poll) where every client `accept` takes is in `candidates` (when given):
+    /// whether any queued client is acceptable is then answered from the candidates alone.
+    ///
+    /// Complexity: as [`poll`](Self::poll); when no candidate is queued and acceptable and the
+    /// heap is in order, O(n) (every client is popped and offered back, and the pop order is the
+    /// order of the sorted keys).
+    pub(crate) fn poll_among(
+        &mut self,
+        candidates: Option<&[Client]>,
+        mut accept: impl FnMut(Client) -> bool,
+    ) -> Option<Client> {
         let mut rejected = std::mem::take(&mut self.rejected);
         rejected.clear();
-        if !self.heap.iter().any(|&c| accept(c)) && self.is_ordered() {
+        let any_acceptable = match candidates {
+            Some(candidates) => candidates.iter().any(|&c| self.queued[c] && accept(c)),
+            None => self.heap.iter().any(|&c| accept(c)),
+        };
+        if !any_acceptable && self.is_ordered() {
             // Java pops every client, in key order since the heap is in order, and offers them
             // all back: only the order of the keys matters, not the pops.
-            rejected.extend_from_slice(&self.heap);
+            let queued = &self.queued;
+            rejected.extend(self.sorted_keys.iter().map(|&k| k as u64 as Client).filter(|&c| queued[c]));
+            debug_assert_eq!(rejected.len(), self.heap.len());
             self.heap.clear();
-            let keys = &self.keys;
-            rejected.sort_unstable_by_key(|&c| keys[c]);
             for &c in &rejected {
                 self.queued[c] = false;
             }
@@ -278,7 +348,10 @@ impl JavaPrioritySet {
         }
         let mut counts = std::mem::take(&mut self.counts);
         let crowded = k >= 9
-            && levels.iter().any(|&(cap, upto)| {
+            && levels.iter().enumerate().any(|(level, &(cap, upto))| {
+                if self.uncrowded_capacities.get(level).copied().unwrap_or(false) {
+                    return false;
+                }
                 counts.clear();
                 counts.resize(cap, 0);
                 clients[..upto].iter().any(|&c| {

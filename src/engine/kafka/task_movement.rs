@@ -120,10 +120,14 @@ pub(crate) fn assign_active_task_movements(
     let needed = movements.len();
     while let Some(Movement { task, destination, .. }) = movements.poll() {
         let caught_up = |c: Client| lags.is_caught_up(c, task);
-        let source = if let Some(source) = caught_up_by_load.poll(|c| caught_up(c) && placement.has_standby(c, task)) {
+        // Only caught-up clients are accepted: when they are few, they are the candidates.
+        let candidates = lags.caught_up_clients(task);
+        let source = if let Some(source) =
+            caught_up_by_load.poll_among(candidates, |c| caught_up(c) && placement.has_standby(c, task))
+        {
             swap_standby_and_active(placement, task, source, destination);
             source
-        } else if let Some(source) = caught_up_by_load.poll(caught_up) {
+        } else if let Some(source) = caught_up_by_load.poll_among(candidates, caught_up) {
             move_active_and_try_to_warm_up(placement, warmups, task, source, destination);
             source
         } else if let Some(source) = lags.most_caught_up_eligible(model, task, destination, |_| true) {
@@ -178,7 +182,7 @@ pub(crate) fn assign_standby_task_movements(
     while let Some(Movement { task, destination, .. }) = movements.poll() {
         let eligible = |c: Client| !placement.has_assigned_task(c, task);
         let source = caught_up_by_load
-            .poll(|c| lags.is_caught_up(c, task) && eligible(c))
+            .poll_among(lags.caught_up_clients(task), |c| lags.is_caught_up(c, task) && eligible(c))
             .or_else(|| lags.most_caught_up_eligible(model, task, destination, eligible));
         let Some(source) = source else { continue };
         placement.assign_standby(source, task);
