@@ -121,3 +121,18 @@ fn threads_share_the_sessions() {
     handles.into_iter().for_each(|h| h.join().unwrap());
     assert_eq!(sessions.remembered(), 4);
 }
+
+#[test]
+fn every_single_byte_mutation_decodes_or_is_refused_and_assigns_or_fails_without_panic() {
+    let bytes = request(&[("m1", "p1"), ("m2", "p2")], 4).encode();
+    let mut decoded = 0;
+    for i in 0..bytes.len() {
+        for v in [0x00, 0x01, 0x7f, 0x80, 0xff] {
+            let mut m = bytes.clone();
+            m[i] = v;
+            crate::fuzzing::streams_request(&m);
+            decoded += usize::from(StreamsRequest::decode(&m).is_ok());
+        }
+    }
+    assert!(decoded > bytes.len(), "{decoded} mutations decoded");
+}

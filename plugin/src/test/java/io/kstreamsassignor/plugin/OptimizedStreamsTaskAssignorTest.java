@@ -173,14 +173,6 @@ class OptimizedStreamsTaskAssignorTest {
     }
 
     @Test
-    void aMissingLibraryBecomesATaskAssignorException() {
-        final OptimizedStreamsTaskAssignor assignor = new OptimizedStreamsTaskAssignor();
-        assignor.configure(Map.of(OptimizedTaskAssignor.NATIVE_LIBRARY_CONFIG, "/nonexistent/libnothing.so"));
-        final TaskAssignorException e = assertThrows(TaskAssignorException.class, () -> assignor.assign(group(2, 2, 4, 1), topology(4)));
-        assertTrue(e.getMessage().contains("could not be loaded"), e.getMessage());
-    }
-
-    @Test
     void warmupsAreHandedOutAsStandbys() {
         // The response of one member with active 0_0, standby 0_1 and warm-up 0_2.
         final byte[] response = {
