@@ -6,7 +6,7 @@ processes, scales out to three while more input arrives, and must end with the e
 assignor's warm-ups. Prints a table of both and fails when a check does not hold.
 
 Environment: KAFKA_BOOTSTRAP, KAFKA_BROKER_LOG, KAFKA_CLASSPATH (the broker's jars, for
-ConfigCommand), E2E_JAR (compat/e2e/java's jar), KSTREAMS_ASSIGNOR_BIN, E2E_WORK."""
+SetGroupConfig.java), E2E_JAR (compat/e2e/java's jar), KSTREAMS_ASSIGNOR_BIN, E2E_WORK."""
 
 import json
 import os
@@ -88,8 +88,8 @@ def warmups_logged(since):
 
 
 def phase(name, app, produced):
-    must(["java", "-cp", CLASSPATH, "kafka.admin.ConfigCommand", "--bootstrap-server", BOOTSTRAP, "--entity-type", "groups",
-          "--entity-name", app, "--alter", "--add-config", f"streams.assignor.name={name}"], 60, "kafka-configs")
+    must(["java", "-cp", CLASSPATH, str(Path(__file__).with_name("SetGroupConfig.java")), BOOTSTRAP, app,
+          "streams.assignor.name", name], 60, "setting streams.assignor.name")
     log_from = BROKER_LOG.stat().st_size
     started = time.monotonic()
     procs = [instance(app, "a")]
