@@ -2,7 +2,7 @@
 //! `kafka-group-coordinator-api`, listed in `group.streams.assignors` and chosen per group by
 //! `streams.assignor.name`): the Java class `OptimizedStreamsTaskAssignor` of `plugin/` sends
 //! one [`StreamsRequest`] per call, and [`StreamsSessions`] answers it with
-//! [`assign_optimized`](crate::engine::streams::assign_optimized).
+//! [`assign_optimized`].
 //!
 //! The broker's API names no group, and its coordinator calls from several threads: the
 //! sessions keep one [`StreamsMemory`] per group as told by its topology (subtopology ids, task
@@ -85,11 +85,22 @@ impl StreamsSessions {
     pub fn assign(&self, request: &StreamsRequest) -> Result<StreamsResponse, PluginError> {
         let key = topology_key(&request.topology);
         let processes: BTreeSet<String> = request.spec.members.iter().map(|m| m.process_id.clone()).collect();
-        let mut memory = self.take(&key, &processes);
+        let taken = self.take(&key, &processes);
+        let found = taken.is_some();
+        let mut memory = taken.unwrap_or_default();
         let started = Instant::now();
         let result = assign_optimized(&request.spec, &request.topology, &mut memory, request.now_ms);
         let engine_nanos = i64::try_from(started.elapsed().as_nanos()).unwrap_or(i64::MAX);
-        let assignment = result?;
+        let assignment = match result {
+            Ok(assignment) => assignment,
+            Err(e) => {
+                // The group keeps its last assignment, and so its memory.
+                if found {
+                    self.put(key, processes, memory);
+                }
+                return Err(e.into());
+            }
+        };
         let (mut active, mut standby, mut warmup) = (0, 0, 0);
         for m in assignment.members.values() {
             let (a, s, w) = m.task_counts();
@@ -106,22 +117,22 @@ impl StreamsSessions {
         Ok(StreamsResponse { assignment, summary, engine_nanos })
     }
 
-    fn take(&self, key: &TopologyKey, processes: &BTreeSet<String>) -> StreamsMemory {
+    fn take(&self, key: &TopologyKey, processes: &BTreeSet<String>) -> Option<StreamsMemory> {
         let mut groups = self.groups.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some(list) = groups.by_topology.get_mut(key) else { return StreamsMemory::new() };
+        let list = groups.by_topology.get_mut(key)?;
         let best = list
             .iter()
             .enumerate()
             .map(|(i, r)| (r.processes.intersection(processes).count(), i))
             .filter(|&(shared, _)| shared > 0)
             .max();
-        let Some((_, i)) = best else { return StreamsMemory::new() };
+        let (_, i) = best?;
         let taken = list.swap_remove(i);
         if list.is_empty() {
             groups.by_topology.remove(key);
         }
         groups.len -= 1;
-        taken.memory
+        Some(taken.memory)
     }
 
     fn put(&self, key: TopologyKey, processes: BTreeSet<String>, memory: StreamsMemory) {

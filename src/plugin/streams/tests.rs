@@ -102,6 +102,9 @@ fn a_group_is_remembered_by_topology_and_shared_processes() {
     assert_eq!(sessions.remembered(), 2, "no shared process: another group");
     sessions.assign(&request(&[("m1", "p1")], 5)).unwrap();
     assert_eq!(sessions.remembered(), 3, "another topology: another group");
+    let refused = request(&[("m1", "p1"), ("m1", "p1")], 5);
+    assert!(matches!(sessions.assign(&refused), Err(PluginError::Streams(_))));
+    assert_eq!(sessions.remembered(), 3, "a refused call keeps the group's memory");
 }
 
 #[test]
