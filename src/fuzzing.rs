@@ -103,6 +103,22 @@ pub fn plugin_request(data: &[u8]) {
     }
 }
 
+/// A request of the broker's streams assignor (`plugin::streams::StreamsRequest`): whatever
+/// decodes re-encodes to bytes that decode to the same request, and the sessions turn it into an
+/// assignment or an error, never a panic (topologies above 10,000 tasks are only decoded, to
+/// keep each run short).
+pub fn streams_request(data: &[u8]) {
+    use crate::plugin::streams::{StreamsRequest, StreamsSessions};
+    let Ok(request) = StreamsRequest::decode(data) else { return };
+    assert_eq!(StreamsRequest::decode(&request.encode()).expect("re-decodes"), request, "re-encoding decodes differently");
+    let tasks: u64 = request.topology.subtopologies.iter().map(|s| u64::from(s.partitions)).sum();
+    if tasks <= 10_000 {
+        if let Ok(response) = StreamsSessions::new().assign(&request) {
+            let _ = response.encode();
+        }
+    }
+}
+
 /// A `StreamsGroupDescribe` body: the first byte picks the message (even: response, odd:
 /// request) and its version (`byte / 2 % 2`), the rest is the body. Whatever decodes re-encodes
 /// at that version to bytes that decode to the same value (unknown tagged fields are skipped and

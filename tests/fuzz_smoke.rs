@@ -10,7 +10,7 @@ use proptest::prelude::*;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 10] = [
+const TARGETS: [(&str, Target); 11] = [
     ("subscription", fuzzing::subscription),
     ("assignment", fuzzing::assignment),
     ("subscription-envelope", fuzzing::subscription_envelope),
@@ -20,6 +20,7 @@ const TARGETS: [(&str, Target); 10] = [
     ("topology", fuzzing::topology),
     ("response", fuzzing::response),
     ("plugin_request", fuzzing::plugin_request),
+    ("streams_request", fuzzing::streams_request),
     ("streams_group_describe", fuzzing::streams_group_describe),
 ];
 

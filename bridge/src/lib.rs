@@ -17,6 +17,7 @@ use jni::JNIEnv;
 use jni::objects::{JByteArray, JClass, JObject};
 use jni::sys::{jbyteArray, jobjectArray, jstring};
 use kstreams_assignor::engine::ASSIGNMENT_CONFIG_KEYS;
+use kstreams_assignor::plugin::streams::{StreamsRequest, StreamsSessions};
 use kstreams_assignor::plugin::{Request, Session};
 
 /// The exception the plugin catches.
@@ -44,6 +45,20 @@ pub fn assign_bytes(request: &[u8]) -> Result<Vec<u8>, String> {
     drop(session);
     let bytes = response.encode();
     free_later(Box::new((request, response, leftovers)));
+    Ok(bytes)
+}
+
+/// The memories of the streams groups this broker assigned (the broker's coordinator threads
+/// share them; each call takes its group's memory out and puts it back).
+static STREAMS: LazyLock<StreamsSessions> = LazyLock::new(StreamsSessions::new);
+
+/// One call of the broker's streams `TaskAssignor`: request bytes → response bytes, or the
+/// message of the exception to throw. Calls for different groups run side by side.
+pub fn assign_streams_bytes(request: &[u8]) -> Result<Vec<u8>, String> {
+    let request = StreamsRequest::decode(request).map_err(|e| e.to_string())?;
+    let response = STREAMS.assign(&request).map_err(|e| e.to_string())?;
+    let bytes = response.encode();
+    free_later(Box::new((request, response)));
     Ok(bytes)
 }
 
@@ -114,6 +129,21 @@ pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_assign<'loca
     answer(&mut env, result, |array| array.into_raw())
 }
 
+/// `static native byte[] assignStreams(byte[] request)`: the broker's streams assignor.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_assignStreams<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+    request: JByteArray<'local>,
+) -> jbyteArray {
+    let result = guarded(|| {
+        let bytes = env.convert_byte_array(&request).map_err(|e| format!("cannot read the request bytes: {e}"))?;
+        let response = assign_streams_bytes(&bytes)?;
+        env.byte_array_from_slice(&response).map_err(|e| format!("cannot hand the response to the JVM: {e}"))
+    });
+    answer(&mut env, result, |array| array.into_raw())
+}
+
 /// `static native String version()`: the native library's version.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_version<'local>(
@@ -149,6 +179,7 @@ pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_configKeys<'
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kstreams_assignor::engine::streams::{StreamsGroupSpec, StreamsMemberSpec, StreamsSubtopology, StreamsTopology};
     use kstreams_assignor::plugin::{ClientRecord, TaskRecord};
     use kstreams_assignor::wire::{ProcessId, TaskId};
 
@@ -166,6 +197,19 @@ mod tests {
         let request = Request { tasks: vec![TaskRecord::new(TaskId::new(0, 0), false)], ..Request::default() };
         let err = assign_bytes(&request.encode()).unwrap_err();
         assert!(err.contains("no clients"), "{err}");
+    }
+
+    #[test]
+    fn streams_requests_malformed_or_refused_are_messages() {
+        let err = assign_streams_bytes(&[0, 0, 0, 1, 0]).unwrap_err();
+        assert!(err.contains("malformed") && err.contains("`now_ms` at byte 4"), "{err}");
+        let topology = StreamsTopology::new([StreamsSubtopology::new("0", 2, false)]);
+        let empty = StreamsRequest::new(1, StreamsGroupSpec::new([]), topology.clone());
+        let err = assign_streams_bytes(&empty.encode()).unwrap_err();
+        assert!(err.contains("no process available"), "{err}");
+        let one = StreamsRequest::new(1, StreamsGroupSpec::new([StreamsMemberSpec::new("m", "p")]), topology);
+        let response = assign_streams_bytes(&one.encode()).unwrap();
+        assert_eq!(&response[..8], &[0, 0, 0, 1, 0, 0, 0, 1]);
     }
 
     #[test]

@@ -8,6 +8,9 @@
 #
 # Environment: KAFKA_PORT (default 19092), KAFKA_CONTROLLER_PORT (19093), KAFKA_WORK (default
 # compat/kafka/target/run), KAFKA_RACK (broker.rack, unset by default).
+# Opt-in, for broker plugins: KAFKA_EXTRA_CLASSPATH (jars appended to the broker's classpath)
+# and KAFKA_EXTRA_PROPERTIES (lines appended to server.properties, e.g.
+# "group.streams.assignors=sticky,io.kstreamsassignor.plugin.OptimizedStreamsTaskAssignor").
 # The log is $KAFKA_WORK/broker.log. Storage is formatted fresh on every start.
 #
 # KAFKA_SECURITY=1 also opens an SSL listener on KAFKA_SSL_PORT (default KAFKA_PORT + 2) and a
@@ -102,6 +105,8 @@ log.retention.check.interval.ms=600000
 message.max.bytes=2000000
 PROPS
   if [[ -n "${KAFKA_RACK:-}" ]]; then echo "broker.rack=$KAFKA_RACK" >>"$work/server.properties"; fi
+  if [[ -n "${KAFKA_EXTRA_PROPERTIES:-}" ]]; then printf '%s\n' "$KAFKA_EXTRA_PROPERTIES" >>"$work/server.properties"; fi
+  if [[ -n "${KAFKA_EXTRA_CLASSPATH:-}" ]]; then cp="$cp:$KAFKA_EXTRA_CLASSPATH"; fi
   local scram=()
   if [[ "$security" == 1 ]]; then
     certificates

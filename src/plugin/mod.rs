@@ -30,6 +30,7 @@ mod input;
 mod memory;
 mod request;
 mod response;
+pub mod streams;
 #[cfg(any(test, feature = "testdata"))]
 pub mod testdata;
 
@@ -72,6 +73,9 @@ pub enum PluginError {
     /// The engine failed.
     #[error("the assignor failed: {0}")]
     Engine(#[from] engine::AssignError),
+    /// The streams assignor refused the group ([`streams`]).
+    #[error("the streams assignor refused the group: {0}")]
+    Streams(#[from] engine::streams::StreamsAssignError),
 }
 
 /// A request made ready for the engine: its input and what the response needs.

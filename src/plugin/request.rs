@@ -126,17 +126,17 @@ fn be_i64(b: &[u8]) -> i64 {
 
 /// Bounded reads: every read checks the bytes left, every count is checked against them before
 /// anything is allocated.
-struct Reader<'a> {
-    buf: &'a [u8],
-    pos: usize,
+pub(super) struct Reader<'a> {
+    pub(super) buf: &'a [u8],
+    pub(super) pos: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn malformed(&self, at: usize, field: &'static str, reason: String) -> PluginError {
+    pub(super) fn malformed(&self, at: usize, field: &'static str, reason: String) -> PluginError {
         PluginError::Malformed { field, offset: at, reason }
     }
 
-    fn take(&mut self, n: usize, field: &'static str) -> Result<&'a [u8], PluginError> {
+    pub(super) fn take(&mut self, n: usize, field: &'static str) -> Result<&'a [u8], PluginError> {
         match self.buf[self.pos..].split_at_checked(n) {
             Some((head, _)) => {
                 self.pos += n;
@@ -149,15 +149,15 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn i8(&mut self, field: &'static str) -> Result<i8, PluginError> {
+    pub(super) fn i8(&mut self, field: &'static str) -> Result<i8, PluginError> {
         Ok(self.take(1, field)?[0] as i8)
     }
 
-    fn i32(&mut self, field: &'static str) -> Result<i32, PluginError> {
+    pub(super) fn i32(&mut self, field: &'static str) -> Result<i32, PluginError> {
         Ok(i32::from_be_bytes(self.take(4, field)?.try_into().expect("4 bytes")))
     }
 
-    fn i64(&mut self, field: &'static str) -> Result<i64, PluginError> {
+    pub(super) fn i64(&mut self, field: &'static str) -> Result<i64, PluginError> {
         Ok(i64::from_be_bytes(self.take(8, field)?.try_into().expect("8 bytes")))
     }
 
@@ -176,11 +176,11 @@ impl<'a> Reader<'a> {
         Ok(Some(n))
     }
 
-    fn count(&mut self, field: &'static str, min_size: usize) -> Result<usize, PluginError> {
+    pub(super) fn count(&mut self, field: &'static str, min_size: usize) -> Result<usize, PluginError> {
         Ok(self.count_or_null(field, min_size, false)?.expect("not nullable"))
     }
 
-    fn string_or_null(&mut self, field: &'static str, nullable: bool) -> Result<Option<String>, PluginError> {
+    pub(super) fn string_or_null(&mut self, field: &'static str, nullable: bool) -> Result<Option<String>, PluginError> {
         let Some(len) = self.count_or_null(field, 1, nullable)? else { return Ok(None) };
         let at = self.pos;
         let bytes = self.take(len, field)?;
@@ -190,7 +190,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn string(&mut self, field: &'static str) -> Result<String, PluginError> {
+    pub(super) fn string(&mut self, field: &'static str) -> Result<String, PluginError> {
         Ok(self.string_or_null(field, false)?.expect("not nullable"))
     }
 
@@ -211,12 +211,12 @@ impl<'a> Reader<'a> {
         Ok(Some(bytes.chunks_exact(16).map(|b| (TaskId::new(be_i32(&b[..4]), be_i32(&b[4..8])), be_i64(&b[8..]))).collect()))
     }
 
-    fn pairs(&mut self, field: &'static str) -> Result<Vec<(String, String)>, PluginError> {
+    pub(super) fn pairs(&mut self, field: &'static str) -> Result<Vec<(String, String)>, PluginError> {
         let n = self.count(field, 8)?;
         (0..n).map(|_| Ok((self.string(field)?, self.string(field)?))).collect()
     }
 
-    fn boolean(&mut self, field: &'static str) -> Result<bool, PluginError> {
+    pub(super) fn boolean(&mut self, field: &'static str) -> Result<bool, PluginError> {
         let at = self.pos;
         match self.i8(field)? {
             0 => Ok(false),
@@ -383,7 +383,7 @@ impl Writer {
         tasks.iter().for_each(|t| self.task(t));
     }
 
-    fn pairs(&mut self, pairs: &[(String, String)]) {
+    pub(super) fn pairs(&mut self, pairs: &[(String, String)]) {
         self.count(pairs.len());
         for (k, v) in pairs {
             self.string(k);

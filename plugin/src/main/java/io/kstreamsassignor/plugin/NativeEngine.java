@@ -40,6 +40,13 @@ public final class NativeEngine {
      */
     public static native byte[] assign(byte[] request);
 
+    /**
+     * Runs one assignment of the broker's streams assignor (the streams layout of docs/plugin.md).
+     *
+     * @throws NativeEngineException when the engine refuses the request or fails
+     */
+    public static native byte[] assignStreams(byte[] request);
+
     /** The engine's version, for the log. */
     public static native String version();
 

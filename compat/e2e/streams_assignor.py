@@ -1,0 +1,170 @@
+"""The broker's streams assignors side by side on one real broker (compat/e2e/streams-assignor.sh):
+for `sticky`, then `optimized` (the jar's OptimizedStreamsTaskAssignor, selected per group with
+streams.assignor.name), a CountApp group with group.protocol=streams starts with one instance,
+processes, scales out to three while more input arrives, and must end with the exact counts.
+`kstreams-assignor watch --json` records every epoch's moves; the broker log has the optimized
+assignor's warm-ups. Prints a table of both and fails when a check does not hold.
+
+Environment: KAFKA_BOOTSTRAP, KAFKA_BROKER_LOG, KAFKA_CLASSPATH (the broker's jars, for
+SetGroupConfig.java), E2E_JAR (compat/e2e/java's jar), KSTREAMS_ASSIGNOR_BIN, E2E_WORK."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from common import json_lines, run, tail
+
+BOOTSTRAP = os.environ["KAFKA_BOOTSTRAP"]
+BROKER_LOG = Path(os.environ["KAFKA_BROKER_LOG"])
+CLASSPATH = os.environ["KAFKA_CLASSPATH"]
+JAR = os.environ["E2E_JAR"]
+BIN = os.environ["KSTREAMS_ASSIGNOR_BIN"]
+WORK = Path(os.environ["E2E_WORK"])
+JVM = ["java", "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
+BATCH = 3000
+
+
+def java(*args):
+    return [*JVM, "-cp", JAR, "io.kstreamsassignor.e2e.Main", *args]
+
+
+def must(argv, timeout, what):
+    code, out, err = run(argv, timeout)
+    if code != 0:
+        sys.exit(f"{what} failed ({code}):\n{out}\n{err}")
+    return out
+
+
+def settle(app, members, timeout=90):
+    """Waits until the group has `members` members, all at the target assignment epoch."""
+    deadline = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < deadline:
+        code, out, err = run([BIN, "describe", "--bootstrap", BOOTSTRAP, "--group", app, "--json"], 30)
+        if code == 0:
+            g = json.loads(out)
+            ms = g["members"]
+            if (g["groupType"] == "streams" and g["groupState"] == "Stable" and len(ms) == members
+                    and all(m["memberEpoch"] == g["assignmentEpoch"] and m["assignment"] == m["targetAssignment"] for m in ms)):
+                return g
+            last = out
+        else:
+            last = err
+        time.sleep(1)
+    sys.exit(f"{app} did not settle with {members} member(s); last describe:\n{last}\n"
+             + "".join(tail(p, 15) for p in sorted(WORK.glob(f"{app}-*.err"))))
+
+
+def instance(app, name):
+    out = open(WORK / f"{app}-{name}.out", "w")
+    err = open(WORK / f"{app}-{name}.err", "w")
+    return subprocess.Popen(java("app", "--bootstrap", BOOTSTRAP, "--app-id", app, "--instance", name, "--threads", "1",
+                                 "--state-dir", str(WORK / f"state-{app}-{name}"), "--endpoint", f"{name}.e2e.invalid:8080",
+                                 "--config", "group.protocol=streams"), stdout=out, stderr=err)
+
+
+def counts(records):
+    """Moves of active tasks between processes, new copies of any kind, and every move, over the
+    epochs watch recorded after its first."""
+    active = sum(1 for r in records for m in r["moves"]
+                 if (m["to"] or {}).get("role") == "active" and m["from"] is not None
+                 and m["from"]["processId"] != m["to"]["processId"])
+    every = sum(len(r["moves"]) for r in records)
+    return active, every
+
+
+def warmups_logged(since):
+    """The optimized assignor's log lines written since byte `since` of the broker log."""
+    text = BROKER_LOG.read_bytes()[since:].decode(errors="replace")
+    lines = [l for l in text.splitlines() if "OptimizedStreamsTaskAssignor:" in l]
+    warm = [int(m.group(1)) for l in lines for m in [re.search(r"standbys and (\d+) warm-ups", l)] if m]
+    micros = [int(m.group(1)) for l in lines for m in [re.search(r"\((\d+) us, engine", l)] if m]
+    return lines, warm, micros
+
+
+def phase(name, app, produced):
+    must(["java", "-cp", CLASSPATH, str(Path(__file__).with_name("SetGroupConfig.java")), BOOTSTRAP, app,
+          "streams.assignor.name", name], 60, "setting streams.assignor.name")
+    log_from = BROKER_LOG.stat().st_size
+    started = time.monotonic()
+    procs = [instance(app, "a")]
+    watch = None
+    try:
+        settle(app, 1)
+        must(java("verify", "--bootstrap", BOOTSTRAP, "--at-least", "1", "--timeout-ms", "60000"), 90, "first counts")
+        jsonl = WORK / f"{app}-watch.jsonl"
+        watch = subprocess.Popen([BIN, "watch", "--bootstrap", BOOTSTRAP, "--group", app, "--interval", "1", "--json", str(jsonl)],
+                                 stdout=open(WORK / f"{app}-watch.out", "w"), stderr=open(WORK / f"{app}-watch.err", "w"))
+        time.sleep(2)
+        procs += [instance(app, "b"), instance(app, "c")]
+        must(java("produce", "--bootstrap", BOOTSTRAP, "--from", str(produced), "--count", str(BATCH)), 60, "produce")
+        produced += BATCH
+        group = settle(app, 3)
+        out = must(java("verify", "--bootstrap", BOOTSTRAP, "--total", str(produced), "--timeout-ms", "60000"), 90, "verify")
+        exact = json.loads(out.strip().splitlines()[-1]).get("exact") is True
+        time.sleep(2)
+        watch.send_signal(signal.SIGINT)
+        watch.wait(30)
+        records = [r for r in json_lines(jsonl) if "moves" in r]
+        active_moves, every = counts(records)
+        lines, warm, micros = warmups_logged(log_from)
+        per_process = {}
+        for m in group["members"]:
+            n = sum(len(t["partitions"]) for t in m["assignment"]["activeTasks"])
+            per_process[m["processId"]] = per_process.get(m["processId"], 0) + n
+        return produced, {
+            "assignor": name, "exact": exact, "activeMoves": active_moves, "moves": every, "epochs": len(records),
+            "warmups": sum(warm), "calls": len(lines), "assignUs": max(micros) if micros else None,
+            "activePerProcess": sorted(per_process.values()), "seconds": round(time.monotonic() - started),
+        }
+    finally:
+        if watch and watch.poll() is None:
+            watch.kill()
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def main():
+    WORK.mkdir(parents=True, exist_ok=True)
+    stamp = int(time.time())
+    must(java("produce", "--bootstrap", BOOTSTRAP, "--partitions", "4", "--from", "0", "--count", str(BATCH)), 60, "produce")
+    produced = BATCH
+    rows = []
+    for name in ("sticky", "optimized"):
+        produced, row = phase(name, f"streams-assignor-{name}-{stamp}", produced)
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    print(f"{'assignor':<10} {'exact':<6} {'active moves':>12} {'all moves':>9} {'epochs':>6} {'warm-ups':>8} {'actives per process':<20}")
+    for r in rows:
+        print(f"{r['assignor']:<10} {str(r['exact']):<6} {r['activeMoves']:>12} {r['moves']:>9} {r['epochs']:>6} {r['warmups']:>8} "
+              f"{','.join(map(str, r['activePerProcess'])):<20}")
+    sticky, optimized = rows
+    problems = []
+    if not (sticky["exact"] and optimized["exact"]):
+        problems.append("the output counts are not exact")
+    if sticky["calls"] != 0:
+        problems.append(f"the optimized assignor ran for the sticky group ({sticky['calls']} calls)")
+    if optimized["calls"] == 0:
+        problems.append("the optimized assignor never ran: the broker did not select it")
+    if optimized["activeMoves"] >= sticky["activeMoves"]:
+        problems.append(f"optimized moved {optimized['activeMoves']} active tasks, sticky {sticky['activeMoves']}")
+    if problems:
+        print("".join(l + "\n" for l in BROKER_LOG.read_text(errors="replace").splitlines() if "TaskAssignor" in l)[-4000:])
+        sys.exit("streams-assignor: " + "; ".join(problems))
+    print(f"streams-assignor: exact output under both; active-task moves sticky {sticky['activeMoves']}, "
+          f"optimized {optimized['activeMoves']} ({optimized['warmups']} warm-ups, {optimized['calls']} calls, "
+          f"slowest {optimized['assignUs']} us)")
+
+
+if __name__ == "__main__":
+    main()
