@@ -114,6 +114,16 @@ fn answer<T>(env: &mut JNIEnv<'_>, result: Result<T, String>, into_raw: impl FnO
     }
 }
 
+/// One bytes-in, bytes-out call of the JVM: the request read, `call` run, the response handed back.
+fn bytes_call(env: &mut JNIEnv<'_>, request: &JByteArray<'_>, call: fn(&[u8]) -> Result<Vec<u8>, String>) -> jbyteArray {
+    let result = guarded(|| {
+        let bytes = env.convert_byte_array(request).map_err(|e| format!("cannot read the request bytes: {e}"))?;
+        let response = call(&bytes)?;
+        env.byte_array_from_slice(&response).map_err(|e| format!("cannot hand the response to the JVM: {e}"))
+    });
+    answer(env, result, |array| array.into_raw())
+}
+
 /// `static native byte[] assign(byte[] request)`.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_assign<'local>(
@@ -121,12 +131,7 @@ pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_assign<'loca
     _class: JClass<'local>,
     request: JByteArray<'local>,
 ) -> jbyteArray {
-    let result = guarded(|| {
-        let bytes = env.convert_byte_array(&request).map_err(|e| format!("cannot read the request bytes: {e}"))?;
-        let response = assign_bytes(&bytes)?;
-        env.byte_array_from_slice(&response).map_err(|e| format!("cannot hand the response to the JVM: {e}"))
-    });
-    answer(&mut env, result, |array| array.into_raw())
+    bytes_call(&mut env, &request, assign_bytes)
 }
 
 /// `static native byte[] assignStreams(byte[] request)`: the broker's streams assignor.
@@ -136,12 +141,7 @@ pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_assignStream
     _class: JClass<'local>,
     request: JByteArray<'local>,
 ) -> jbyteArray {
-    let result = guarded(|| {
-        let bytes = env.convert_byte_array(&request).map_err(|e| format!("cannot read the request bytes: {e}"))?;
-        let response = assign_streams_bytes(&bytes)?;
-        env.byte_array_from_slice(&response).map_err(|e| format!("cannot hand the response to the JVM: {e}"))
-    });
-    answer(&mut env, result, |array| array.into_raw())
+    bytes_call(&mut env, &request, assign_streams_bytes)
 }
 
 /// `static native String version()`: the native library's version.

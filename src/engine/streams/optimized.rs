@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::input::{StreamsAssignError, StreamsGroupSpec, StreamsMemberSpec, StreamsTopology, Tasks};
 use super::members::{Task, deal, holders};
 use super::output::{StreamsGroupAssignment, StreamsMemberAssignment};
-use super::state::shape;
+use super::state::{planned_tasks, shape};
 use crate::engine::{
     AssignmentConfigs, AssignmentInput, ClientInput, Followup, OptimizedTaskAssignor, PreviousRebalance, TaskAssignor,
 };
@@ -137,12 +137,7 @@ pub fn assign_optimized(
     now_ms: i64,
 ) -> Result<StreamsGroupAssignment, StreamsAssignError> {
     let (subtopologies, shape) = shape(topology)?;
-    let replicas = u64::from(spec.configs.num_standby_replicas);
-    let active: u64 = shape.iter().map(|&(n, _)| n as u64).sum();
-    let standby: u64 = shape.iter().filter(|s| s.1).map(|&(n, _)| n as u64 * replicas).sum();
-    if active + standby > super::input::MAX_STREAMS_TASKS {
-        return Err(StreamsAssignError::TooManyTasks { tasks: active + standby, max: super::input::MAX_STREAMS_TASKS });
-    }
+    let (active, _) = planned_tasks(&shape, spec.configs.num_standby_replicas)?;
     let mut seen = BTreeSet::new();
     for member in &spec.members {
         if !seen.insert(member.member_id.as_str()) {
@@ -223,30 +218,39 @@ fn apply_at_once(input: &mut AssignmentInput) -> Result<crate::engine::Assignmen
     if !plan.followup.probing_rebalance_needed {
         return Ok(plan);
     }
-    let Some(ends) = input.changelog_end_offset_sums.as_ref() else { return Ok(plan) };
+    let Some(ends) = input.changelog_end_offset_sums.take() else { return Ok(plan) };
     // The copies the plan places on processes below their share of active tasks (warm-ups, and
     // standbys the engine would let catch up before it moves active tasks there) count as
-    // caught up; elsewhere a copy stays as far behind as it is, so nothing else moves.
-    let mut warmed = input.clone();
-    let at: HashMap<ProcessId, usize> = warmed.clients.iter().enumerate().map(|(i, c)| (c.process_id, i)).collect();
+    // caught up; elsewhere a copy stays as far behind as it is, so nothing else moves. The
+    // reported sums they replace are put back afterwards.
+    let at: HashMap<ProcessId, usize> = input.clients.iter().enumerate().map(|(i, c)| (c.process_id, i)).collect();
     let actives: usize = plan.clients.iter().map(|c| c.active_tasks.len()).sum();
-    let capacity: u64 = warmed.clients.iter().map(|c| u64::from(c.capacity)).sum::<u64>().max(1);
+    let capacity: u64 = input.clients.iter().map(|c| u64::from(c.capacity)).sum::<u64>().max(1);
+    let mut replaced: Vec<(usize, TaskId, Option<i64>)> = Vec::new();
     for client in &plan.clients {
         let Some(&c) = at.get(&client.process_id) else { continue };
-        let share = actives as u64 * u64::from(warmed.clients[c].capacity) / capacity;
-        if client.active_tasks.len() as u64 >= share {
+        if client.active_tasks.len() as u64 >= actives as u64 * u64::from(input.clients[c].capacity) / capacity {
             continue;
         }
+        let sums = &mut input.clients[c].task_offset_sums;
         for task in &client.standby_tasks {
             if let Some(&end) = ends.get(task) {
-                let sums = &mut warmed.clients[c].task_offset_sums;
                 if sums.get(task) != Some(&LATEST_OFFSET) {
-                    sums.insert(task.clone(), end);
+                    replaced.push((c, task.clone(), sums.insert(task.clone(), end)));
                 }
             }
         }
     }
-    Ok(OptimizedTaskAssignor.assign(&warmed)?)
+    input.changelog_end_offset_sums = Some(ends);
+    let assigned = OptimizedTaskAssignor.assign(input);
+    for (c, task, reported) in replaced {
+        let sums = &mut input.clients[c].task_offset_sums;
+        match reported {
+            Some(sum) => sums.insert(task, sum),
+            None => sums.remove(&task),
+        };
+    }
+    Ok(assigned?)
 }
 
 /// A member's current tasks, numbered.
@@ -343,8 +347,8 @@ impl Group {
                     }
                 }
             }
-            for (m, _) in process.members.iter().enumerate() {
-                for &(s, p) in &process.tasks[m].active {
+            for tasks in &process.tasks {
+                for &(s, p) in &tasks.active {
                     let t = TaskId::new(s as i32, p);
                     if stateful(s) {
                         sums.insert(t.clone(), LATEST_OFFSET);

@@ -58,11 +58,7 @@ impl State {
     pub(super) fn new(spec: &StreamsGroupSpec, topology: &StreamsTopology) -> Result<Self, StreamsAssignError> {
         let (subtopologies, shape) = shape(topology)?;
         let replicas = spec.configs.num_standby_replicas;
-        let active: u64 = shape.iter().map(|&(n, _)| n as u64).sum();
-        let standby: u64 = shape.iter().filter(|s| s.1).map(|&(n, _)| n as u64 * u64::from(replicas)).sum();
-        if active + standby > super::input::MAX_STREAMS_TASKS {
-            return Err(StreamsAssignError::TooManyTasks { tasks: active + standby, max: super::input::MAX_STREAMS_TASKS });
-        }
+        let (active, standby) = planned_tasks(&shape, replicas)?;
         // Within the bound, every count below fits an `int` as it does in Java.
         let replicas = replicas as i32;
         let (active, total) = (active as i32, (active + standby) as i32);
@@ -204,6 +200,17 @@ impl State {
 
 fn offset(offsets: &TaskValues<i64>, sub: &str, partition: i32) -> Option<i64> {
     offsets.get(sub)?.get(&partition).copied()
+}
+
+/// The active and standby tasks to place, refused above
+/// [`MAX_STREAMS_TASKS`](super::input::MAX_STREAMS_TASKS).
+pub(super) fn planned_tasks(shape: &[Shape], replicas: u32) -> Result<(u64, u64), StreamsAssignError> {
+    let active: u64 = shape.iter().map(|&(n, _)| n as u64).sum();
+    let standby: u64 = shape.iter().filter(|s| s.1).map(|&(n, _)| n as u64 * u64::from(replicas)).sum();
+    if active + standby > super::input::MAX_STREAMS_TASKS {
+        return Err(StreamsAssignError::TooManyTasks { tasks: active + standby, max: super::input::MAX_STREAMS_TASKS });
+    }
+    Ok((active, standby))
 }
 
 /// The subtopology ids in Java's `String` order, with their task counts and stateful flags.
