@@ -1,9 +1,12 @@
 """The broker's streams assignors side by side on one real broker (compat/e2e/streams-assignor.sh):
 for `sticky`, then `optimized` (the jar's OptimizedStreamsTaskAssignor, selected per group with
 streams.assignor.name), a CountApp group with group.protocol=streams starts with one instance,
-processes, scales out to three while more input arrives, and must end with the exact counts.
-`kstreams-assignor watch --json` records every epoch's moves; the broker log has the optimized
-assignor's warm-ups. Prints a table of both and fails when a check does not hold.
+processes, scales out to three while more input arrives, and must end with the exact counts. Each
+group reads the same records from topics of its own, so both restore the same history.
+`kstreams-assignor watch --json` records every epoch's moves; CountApp counts the changelog
+records its instances restore; the broker log has the optimized assignor's warm-ups. Prints a
+table of both and fails when a check does not hold: optimized must move no more active tasks than
+sticky, fewer of the stateful sub-topology's, and restore no more records.
 
 Environment: KAFKA_BOOTSTRAP, KAFKA_BROKER_LOG, KAFKA_CLASSPATH (the broker's jars, for
 SetGroupConfig.java), E2E_JAR (compat/e2e/java's jar), KSTREAMS_ASSIGNOR_BIN, E2E_WORK."""
@@ -60,22 +63,40 @@ def settle(app, members, timeout=90):
              + "".join(tail(p, 15) for p in sorted(WORK.glob(f"{app}-*.err"))))
 
 
+def topics(app):
+    """Each phase's own input and output topics, so that both groups restore the same history."""
+    return ["--input", f"{app}-input", "--output", f"{app}-counts"]
+
+
 def instance(app, name):
     out = open(WORK / f"{app}-{name}.out", "w")
     err = open(WORK / f"{app}-{name}.err", "w")
     return subprocess.Popen(java("app", "--bootstrap", BOOTSTRAP, "--app-id", app, "--instance", name, "--threads", "1",
                                  "--state-dir", str(WORK / f"state-{app}-{name}"), "--endpoint", f"{name}.e2e.invalid:8080",
-                                 "--config", "group.protocol=streams"), stdout=out, stderr=err)
+                                 "--config", "group.protocol=streams", *topics(app)), stdout=out, stderr=err)
+
+
+STATEFUL = "1_"  # CountApp's sub-topology 1 counts into a logged store; sub-topology 0 is stateless
 
 
 def counts(records):
-    """Moves of active tasks between processes, new copies of any kind, and every move, over the
-    epochs watch recorded after its first."""
-    active = sum(1 for r in records for m in r["moves"]
-                 if (m["to"] or {}).get("role") == "active" and m["from"] is not None
-                 and m["from"]["processId"] != m["to"]["processId"])
+    """Moves of active tasks between processes (all, and those of the stateful sub-topology), and
+    every move of any copy, over the epochs watch recorded after its first."""
+    active = [m for r in records for m in r["moves"]
+              if (m["to"] or {}).get("role") == "active" and m["from"] is not None
+              and m["from"]["processId"] != m["to"]["processId"]]
+    stateful = sum(1 for m in active if m["task"].startswith(STATEFUL))
     every = sum(len(r["moves"]) for r in records)
-    return active, every
+    return len(active), stateful, every
+
+
+def restored(app):
+    """Changelog records the group's instances restored into active tasks (each instance's last
+    count: CountApp's counts only grow)."""
+    total = 0
+    for path in WORK.glob(f"{app}-*.out"):
+        total += max((r.get("restored", 0) for r in json_lines(path)), default=0)
+    return total
 
 
 def warmups_logged(since):
@@ -87,7 +108,10 @@ def warmups_logged(since):
     return lines, warm, micros
 
 
-def phase(name, app, produced):
+def phase(name, app):
+    must(java("produce", "--bootstrap", BOOTSTRAP, "--partitions", "4", "--from", "0", "--count", str(BATCH), *topics(app)), 60,
+         "produce")
+    produced = BATCH
     must(["java", "-cp", CLASSPATH, str(Path(__file__).with_name("SetGroupConfig.java")), BOOTSTRAP, app,
           "streams.assignor.name", name], 60, "setting streams.assignor.name")
     log_from = BROKER_LOG.stat().st_size
@@ -96,34 +120,35 @@ def phase(name, app, produced):
     watch = None
     try:
         settle(app, 1)
-        must(java("verify", "--bootstrap", BOOTSTRAP, "--at-least", "1", "--timeout-ms", "60000"), 90, "first counts")
+        must(java("verify", "--bootstrap", BOOTSTRAP, "--at-least", "1", "--timeout-ms", "60000", *topics(app)), 90, "first counts")
         jsonl = WORK / f"{app}-watch.jsonl"
         watch = subprocess.Popen([BIN, "watch", "--bootstrap", BOOTSTRAP, "--group", app, "--interval", "1", "--json", str(jsonl)],
                                  stdout=open(WORK / f"{app}-watch.out", "w"), stderr=open(WORK / f"{app}-watch.err", "w"))
         time.sleep(2)
         # One instance joins at a time, so that both assignors see the same two epochs.
         procs.append(instance(app, "b"))
-        must(java("produce", "--bootstrap", BOOTSTRAP, "--from", str(produced), "--count", str(BATCH)), 60, "produce")
+        must(java("produce", "--bootstrap", BOOTSTRAP, "--from", str(produced), "--count", str(BATCH), *topics(app)), 60, "produce")
         produced += BATCH
         settle(app, 2)
         procs.append(instance(app, "c"))
-        must(java("produce", "--bootstrap", BOOTSTRAP, "--from", str(produced), "--count", str(BATCH)), 60, "produce")
+        must(java("produce", "--bootstrap", BOOTSTRAP, "--from", str(produced), "--count", str(BATCH), *topics(app)), 60, "produce")
         produced += BATCH
         group = settle(app, 3)
-        out = must(java("verify", "--bootstrap", BOOTSTRAP, "--total", str(produced), "--timeout-ms", "60000"), 90, "verify")
+        out = must(java("verify", "--bootstrap", BOOTSTRAP, "--total", str(produced), "--timeout-ms", "60000", *topics(app)), 90, "verify")
         exact = json.loads(out.strip().splitlines()[-1]).get("exact") is True
         time.sleep(2)
         watch.send_signal(signal.SIGINT)
         watch.wait(30)
         records = [r for r in json_lines(jsonl) if "moves" in r]
-        active_moves, every = counts(records)
+        active_moves, stateful_moves, every = counts(records)
         lines, warm, micros = warmups_logged(log_from)
         per_process = {}
         for m in group["members"]:
             n = sum(len(t["partitions"]) for t in m["assignment"]["activeTasks"])
             per_process[m["processId"]] = per_process.get(m["processId"], 0) + n
-        return produced, {
-            "assignor": name, "exact": exact, "activeMoves": active_moves, "moves": every, "epochs": len(records),
+        return {
+            "assignor": name, "exact": exact, "activeMoves": active_moves, "statefulMoves": stateful_moves,
+            "restored": restored(app), "moves": every, "epochs": len(records),
             "warmups": sum(warm), "calls": len(lines), "assignUs": max(micros) if micros else None,
             "activePerProcess": sorted(per_process.values()), "seconds": round(time.monotonic() - started),
         }
@@ -142,17 +167,16 @@ def phase(name, app, produced):
 def main():
     WORK.mkdir(parents=True, exist_ok=True)
     stamp = int(time.time())
-    must(java("produce", "--bootstrap", BOOTSTRAP, "--partitions", "4", "--from", "0", "--count", str(BATCH)), 60, "produce")
-    produced = BATCH
     rows = []
     for name in ("sticky", "optimized"):
-        produced, row = phase(name, f"streams-assignor-{name}-{stamp}", produced)
+        row = phase(name, f"streams-assignor-{name}-{stamp}")
         print(json.dumps(row), flush=True)
         rows.append(row)
-    print(f"{'assignor':<10} {'exact':<6} {'active moves':>12} {'all moves':>9} {'epochs':>6} {'warm-ups':>8} {'actives per process':<20}")
+    print(f"{'assignor':<10} {'exact':<6} {'active moves':>12} {'stateful':>8} {'restored':>8} {'all moves':>9} {'epochs':>6} "
+          f"{'warm-ups':>8} {'actives per process':<20}")
     for r in rows:
-        print(f"{r['assignor']:<10} {str(r['exact']):<6} {r['activeMoves']:>12} {r['moves']:>9} {r['epochs']:>6} {r['warmups']:>8} "
-              f"{','.join(map(str, r['activePerProcess'])):<20}")
+        print(f"{r['assignor']:<10} {str(r['exact']):<6} {r['activeMoves']:>12} {r['statefulMoves']:>8} {r['restored']:>8} {r['moves']:>9} "
+              f"{r['epochs']:>6} {r['warmups']:>8} {','.join(map(str, r['activePerProcess'])):<20}")
     sticky, optimized = rows
     problems = []
     if not (sticky["exact"] and optimized["exact"]):
@@ -163,11 +187,17 @@ def main():
         problems.append("the optimized assignor never ran: the broker did not select it")
     if optimized["activeMoves"] > sticky["activeMoves"]:
         problems.append(f"optimized moved {optimized['activeMoves']} active tasks, sticky {sticky['activeMoves']}")
+    if optimized["restored"] > sticky["restored"]:
+        problems.append(f"optimized restored {optimized['restored']} records, sticky {sticky['restored']}")
+    if optimized["statefulMoves"] >= sticky["statefulMoves"]:
+        problems.append(f"optimized moved {optimized['statefulMoves']} stateful active tasks, sticky {sticky['statefulMoves']}")
     if problems:
         print("".join(l + "\n" for l in BROKER_LOG.read_text(errors="replace").splitlines() if "TaskAssignor" in l)[-4000:])
         sys.exit("streams-assignor: " + "; ".join(problems))
     print(f"streams-assignor: exact output under both; active-task moves sticky {sticky['activeMoves']}, "
-          f"optimized {optimized['activeMoves']} ({optimized['warmups']} warm-ups, {optimized['calls']} calls, "
+          f"optimized {optimized['activeMoves']}; of stateful tasks sticky {sticky['statefulMoves']}, optimized "
+          f"{optimized['statefulMoves']}; records restored sticky {sticky['restored']}, optimized {optimized['restored']} "
+          f"({optimized['warmups']} warm-ups, {optimized['calls']} calls, "
           f"slowest {optimized['assignUs']} us)")
 
 

@@ -8,7 +8,9 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -20,25 +22,33 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.StateRestoreListener;
 
 /**
  * Counts words into the logged store {@code counts}: sub-topology 0 re-keys the input by word
  * (stateless, through {@code <app>-by-word-repartition}), sub-topology 1 counts (stateful, changelog
- * {@code <app>-counts-changelog}) and writes to {@link Workload#OUTPUT}.
+ * {@code <app>-counts-changelog}) and writes to the output topic. It reads {@code --input} and
+ * writes {@code --output} ({@link Workload#INPUT} and {@link Workload#OUTPUT} by default).
  *
- * <p>Prints one JSON line whenever its state or its tasks change:
- * {@code {"t":…,"instance":…,"state":…,"active":[…],"standby":[…]}}, and runs until SIGTERM.
+ * <p>Prints one JSON line whenever its state, its tasks or its restored count change:
+ * {@code {"t":…,"instance":…,"state":…,"active":[…],"standby":[…],"restored":…}}, where
+ * {@code restored} is how many changelog records this instance's active tasks have restored so
+ * far, and runs until SIGTERM.
  */
 final class CountApp {
     private CountApp() {}
 
     static Topology topology() {
+        return topology(Workload.INPUT, Workload.OUTPUT);
+    }
+
+    static Topology topology(final String input, final String output) {
         final StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(Workload.INPUT, Consumed.with(Serdes.String(), Serdes.String()))
+        builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
             .groupBy((key, word) -> word, Grouped.with("by-word", Serdes.String(), Serdes.String()))
             .count(Materialized.as("counts"))
             .toStream()
-            .to(Workload.OUTPUT, Produced.with(Serdes.String(), Serdes.Long()));
+            .to(output, Produced.with(Serdes.String(), Serdes.Long()));
         return builder.build();
     }
 
@@ -62,7 +72,7 @@ final class CountApp {
             props.put(kv.substring(0, eq), kv.substring(eq + 1));
         }
 
-        final Topology topology = topology();
+        final Topology topology = topology(Workload.input(args), Workload.output(args));
         final String describeOut = args.get("describe-out", "");
         if (!describeOut.isEmpty()) {
             Files.writeString(Path.of(describeOut), topology.describe().toString(), StandardCharsets.UTF_8);
@@ -70,6 +80,19 @@ final class CountApp {
 
         final KafkaStreams streams = new KafkaStreams(topology, props);
         final CountDownLatch done = new CountDownLatch(1);
+        final AtomicLong restored = new AtomicLong();
+        streams.setGlobalStateRestoreListener(new StateRestoreListener() {
+            @Override
+            public void onRestoreStart(final TopicPartition partition, final String store, final long start, final long end) {}
+
+            @Override
+            public void onBatchRestored(final TopicPartition partition, final String store, final long batchEnd, final long records) {
+                restored.addAndGet(records);
+            }
+
+            @Override
+            public void onRestoreEnd(final TopicPartition partition, final String store, final long total) {}
+        });
         streams.setUncaughtExceptionHandler(e -> {
             report(instance, "\"error\":" + quote(e.toString()));
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
@@ -98,7 +121,7 @@ final class CountApp {
                 continue;
             }
             final String line = "\"state\":\"" + streams.state() + "\",\"active\":" + list(active)
-                + ",\"standby\":" + list(standby);
+                + ",\"standby\":" + list(standby) + ",\"restored\":" + restored.get();
             if (!line.equals(last)) {
                 report(instance, line);
                 last = line;

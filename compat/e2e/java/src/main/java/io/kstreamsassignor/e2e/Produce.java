@@ -13,7 +13,7 @@ import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Produces records {@code from..from+count-1} of the {@link Workload} to its input topic at about
+ * Produces records {@code from..from+count-1} of the {@link Workload} to its input topic ({@code --input}) at about
  * {@code rate} records per second (0: as fast as possible), idempotently with acks=all. With
  * {@code --partitions N} it first creates the input and output topics.
  */
@@ -27,7 +27,7 @@ final class Produce {
             final Properties admin = new Properties();
             admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             try (Admin client = Admin.create(admin)) {
-                for (final String topic : List.of(Workload.INPUT, Workload.OUTPUT)) {
+                for (final String topic : List.of(Workload.input(args), Workload.output(args))) {
                     try {
                         client.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
                     } catch (final ExecutionException e) {
@@ -38,6 +38,7 @@ final class Produce {
                 }
             }
         }
+        final String input = Workload.input(args);
         final long from = args.getLong("from", 0);
         final long count = args.getLong("count", 0);
         final long rate = args.getLong("rate", 0);
@@ -50,7 +51,7 @@ final class Produce {
         try (KafkaProducer<String, String> producer =
                  new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
             for (long i = from; i < from + count; i++) {
-                producer.send(new ProducerRecord<>(Workload.INPUT, Workload.key(i), Workload.word(i)));
+                producer.send(new ProducerRecord<>(input, Workload.key(i), Workload.word(i)));
                 if (rate > 0) {
                     final long due = start + (i - from + 1) * 1_000_000_000L / rate;
                     final long wait = due - System.nanoTime();

@@ -16,7 +16,7 @@ import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * Reads the committed output (read_committed) from the beginning and waits until the latest count
+ * Reads the committed output ({@code --output}, read_committed) from the beginning and waits until the latest count
  * per word equals the exact count of records {@code 0..total-1}. With {@code --at-least N} it only
  * waits until the counts add up to at least N (processing has progressed), without the exactness check.
  * Exit status 0 on success, 1 with a diff on timeout.
@@ -37,7 +37,7 @@ final class Verify {
         final long deadline = System.currentTimeMillis() + timeoutMs;
         try (KafkaConsumer<String, Long> consumer =
                  new KafkaConsumer<>(props, new StringDeserializer(), new LongDeserializer())) {
-            final List<TopicPartition> partitions = consumer.partitionsFor(Workload.OUTPUT).stream()
+            final List<TopicPartition> partitions = consumer.partitionsFor(Workload.output(args)).stream()
                 .map((PartitionInfo p) -> new TopicPartition(p.topic(), p.partition()))
                 .collect(Collectors.toList());
             consumer.assign(partitions);

@@ -11,6 +11,16 @@ final class Workload {
 
     private Workload() {}
 
+    /** The input topic: {@code --input}, {@link #INPUT} by default. */
+    static String input(final Args args) {
+        return args.get("input", INPUT);
+    }
+
+    /** The output topic: {@code --output}, {@link #OUTPUT} by default. */
+    static String output(final Args args) {
+        return args.get("output", OUTPUT);
+    }
+
     static String key(final long i) {
         return "k" + (i % 101);
     }
