@@ -121,6 +121,20 @@ proptest! {
     }
 
     #[test]
+    fn an_envelope_written_around_its_info_is_the_envelope_of_its_encoding(a in assignment(), b in assignment(), partitions in 0..40i32) {
+        // The leader writes each member's AssignmentInfo straight into its envelope; the bytes
+        // must be those of encoding the info and then the envelope, errors included.
+        let mut b = b;
+        b.host_maps = a.host_maps.clone();
+        let partitions: Vec<TopicPartition> = (0..partitions).map(|p| TopicPartition::new(format!("t{}", p % 3), p)).collect();
+        let mut shared = SharedHostMaps::default();
+        for info in [&a, &b, &a] {
+            let separately = info.encode().map(|bytes| AssignmentEnvelope::new(&partitions, Some(bytes)).encode().unwrap());
+            prop_assert_eq!(AssignmentEnvelope::encode_with_info(&partitions, info, &mut shared), separately);
+        }
+    }
+
+    #[test]
     fn converting_versions_never_panics_and_refuses_rather_than_drops(info in subscription(), to in 1..=11i32) {
         let converted = info.clone().with_version(to);
         if let Ok(bytes) = converted.encode() {

@@ -112,8 +112,7 @@ pub(crate) fn encode_members(
 /// The host maps, the same for every member, are written once (`shared`).
 fn encode(member: &str, info: &AssignmentInfo, partitions: &[TopicPartition], shared: &mut SharedHostMaps) -> Result<Vec<u8>, LeaderError> {
     let encode_err = |source| LeaderError::Encode { member: member.to_owned(), source };
-    let bytes = info.encode_shared(shared).map_err(encode_err)?;
-    AssignmentEnvelope::new(partitions, Some(bytes)).encode().map_err(encode_err)
+    AssignmentEnvelope::encode_with_info(partitions, info, shared).map_err(encode_err)
 }
 
 /// Every member gets Kafka's error assignment with `code`.

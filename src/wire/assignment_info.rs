@@ -255,6 +255,12 @@ impl AssignmentInfo {
     /// assert_eq!(second.encode_shared(&mut shared).unwrap(), second.encode().unwrap());
     /// ```
     pub fn encode_shared(&self, shared: &mut SharedHostMaps) -> Result<Vec<u8>, EncodeError> {
+        self.encode_shared_onto(shared, Vec::new())
+    }
+
+    /// [`encode_shared`](Self::encode_shared), appending the message to `buf` (an envelope
+    /// writes it where its user data goes, without a copy).
+    pub(crate) fn encode_shared_onto(&self, shared: &mut SharedHostMaps, buf: Vec<u8>) -> Result<Vec<u8>, EncodeError> {
         let version = self.version;
         if !(1..=LATEST_SUPPORTED_VERSION).contains(&version) {
             return Err(EncodeError::UnsupportedVersion { message: MSG, version, min: 1, max: LATEST_SUPPORTED_VERSION });
@@ -283,7 +289,7 @@ impl AssignmentInfo {
             shared.key = Some((Arc::clone(&self.host_maps), version));
         }
 
-        let mut w = Writer::new(MSG, 64 + 16 * (self.active_tasks.len() + self.standby_tasks.len()) + shared.bytes.len());
+        let mut w = Writer::onto(MSG, buf, 64 + 16 * (self.active_tasks.len() + self.standby_tasks.len()) + shared.bytes.len());
         w.i32(version);
         if layout.commonly_supported_version {
             w.i32(self.commonly_supported_version);

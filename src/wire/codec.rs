@@ -228,6 +228,13 @@ impl Writer {
         Self { buf: Vec::with_capacity(capacity), message }
     }
 
+    /// A writer that appends to `buf`, with room for `additional` more bytes.
+    #[inline]
+    pub(crate) fn onto(message: MessageKind, mut buf: Vec<u8>, additional: usize) -> Self {
+        buf.reserve(additional);
+        Self { buf, message }
+    }
+
     #[inline]
     pub(crate) fn i8(&mut self, v: i8) {
         self.buf.push(v as u8);

@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 
+use super::assignment_info::{AssignmentInfo, SharedHostMaps};
 use super::codec::{Reader, Writer};
 use super::error::{DecodeError, DecodeErrorKind, EncodeError, Lenience, MessageKind};
 use super::types::TopicPartition;
@@ -281,6 +282,36 @@ impl AssignmentEnvelope {
         w.nullable_bytes_i32("userData", self.user_data.as_deref())?;
         w.raw(&self.trailing_bytes);
         Ok(w.finish())
+    }
+}
+
+impl AssignmentEnvelope {
+    /// A v3 envelope for `partitions` with `info` as its user data, encoded in one buffer: the
+    /// bytes of `AssignmentEnvelope::new(partitions, Some(info.encode_shared(shared)?)).encode()`
+    /// without writing the `AssignmentInfo` twice (a leader's members each carry the host maps
+    /// of the whole group).
+    ///
+    /// ```
+    /// use kstreams_assignor::wire::{AssignmentEnvelope, AssignmentInfo, SharedHostMaps, TaskId, TopicPartition};
+    ///
+    /// let info = AssignmentInfo::new(11).with_active_tasks(vec![TaskId::new(0, 1)]);
+    /// let partitions = [TopicPartition::new("in", 1)];
+    /// let bytes = AssignmentEnvelope::encode_with_info(&partitions, &info, &mut SharedHostMaps::default()).unwrap();
+    /// let separately = AssignmentEnvelope::new(&partitions, Some(info.encode().unwrap())).encode().unwrap();
+    /// assert_eq!(bytes, separately);
+    /// ```
+    pub fn encode_with_info(partitions: &[TopicPartition], info: &AssignmentInfo, shared: &mut SharedHostMaps) -> Result<Vec<u8>, EncodeError> {
+        let msg = MessageKind::AssignmentEnvelope;
+        let mut w = Writer::new(msg, 64 + 8 * partitions.len());
+        w.i16(HIGHEST_ENVELOPE_VERSION);
+        write_topic_partitions(&mut w, "assignedPartitions", &group_by_topic(partitions))?;
+        let at = w.buf.len();
+        w.i32(0);
+        let mut buf = info.encode_shared_onto(shared, w.finish())?;
+        let len = buf.len() - at - 4;
+        let len = i32::try_from(len).map_err(|_| EncodeError::TooManyElements { message: msg, field: "userData", len })?;
+        buf[at..at + 4].copy_from_slice(&len.to_be_bytes());
+        Ok(buf)
     }
 }
 
