@@ -30,6 +30,7 @@ BIN = os.environ["KSTREAMS_ASSIGNOR_BIN"]
 WORK = Path(os.environ["E2E_WORK"])
 JVM = ["java", "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
 BATCH = 3000
+STANDBYS = int(os.environ.get("E2E_STANDBYS", "1"))  # the group's streams.num.standby.replicas
 
 
 def java(*args):
@@ -113,7 +114,7 @@ def phase(name, app):
          "produce")
     produced = BATCH
     must(["java", "-cp", CLASSPATH, str(Path(__file__).with_name("SetGroupConfig.java")), BOOTSTRAP, app,
-          "streams.assignor.name", name], 60, "setting streams.assignor.name")
+          "streams.assignor.name", name, "streams.num.standby.replicas", str(STANDBYS)], 60, "setting the group's configs")
     log_from = BROKER_LOG.stat().st_size
     started = time.monotonic()
     procs = [instance(app, "a")]
