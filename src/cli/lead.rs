@@ -50,14 +50,8 @@ pub(crate) struct LeadArgs {
 
 #[derive(clap::Args)]
 pub(crate) struct DescribeArgs {
-    /// Brokers, `host:port`, comma-separated (`a:9092,b:9092`): tried in turn.
-    #[arg(long)]
-    bootstrap: String,
     #[command(flatten)]
-    net: super::NetArgs,
-    /// The group (`application.id`).
-    #[arg(long)]
-    group: String,
+    target: super::GroupArgs,
     /// The topology (JSON or `describe()` text) of a classic group: with it, lags per task from
     /// the changelogs' end offsets; without it, offset sums. A streams group's coordinator holds
     /// its topology and lags, so it needs none.
@@ -282,10 +276,11 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
 /// describes it.
 pub(crate) fn describe(args: DescribeArgs) -> Result<String, String> {
     use group::streams_group::describe::{Described, describe_any};
-    let topology = args.topology.as_ref().map(|p| read_topology(p, &args.group)).transpose()?;
-    let security = args.net.security()?;
-    let timeout = args.net.timeout.unwrap_or(super::DEFAULT_TIMEOUT);
-    let described = describe_any(&args.bootstrap, &args.group, topology.as_ref(), &security, timeout).map_err(|e| e.to_string())?;
+    let target = &args.target;
+    let topology = args.topology.as_ref().map(|p| read_topology(p, &target.group)).transpose()?;
+    let security = target.net.security()?;
+    let timeout = target.net.timeout_or_default();
+    let described = describe_any(&target.bootstrap, &target.group, topology.as_ref(), &security, timeout).map_err(|e| e.to_string())?;
     let now = group::member::now_ms();
     Ok(match described {
         Described::Classic(g) if args.json => format!("{}\n", serde_json::to_string_pretty(&g.to_json()).expect("JSON")),

@@ -73,7 +73,21 @@ pub(crate) fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
 /// `--timeout` when it is not given (Kafka's `request.timeout.ms`).
 pub(crate) const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// How `describe` and `lead` reach the brokers.
+/// The group `describe` and `watch` look at: `--bootstrap`, [`NetArgs`] and `--group`, in that
+/// order in `--help`. (`lead` takes `--bootstrap` repeated, so it declares its own.)
+#[derive(clap::Args)]
+pub(crate) struct GroupArgs {
+    /// Brokers, `host:port`, comma-separated (`a:9092,b:9092`): tried in turn.
+    #[arg(long)]
+    pub(crate) bootstrap: String,
+    #[command(flatten)]
+    pub(crate) net: NetArgs,
+    /// The group (`application.id`).
+    #[arg(long)]
+    pub(crate) group: String,
+}
+
+/// How `describe`, `lead` and `watch` reach the brokers.
 #[derive(clap::Args)]
 pub(crate) struct NetArgs {
     /// A Kafka client properties file, as Kafka's tools take it: `security.protocol`,
@@ -99,6 +113,11 @@ impl NetArgs {
             eprintln!("note: --command-config {}: {note}", path.display());
         }
         Ok(security)
+    }
+
+    /// `--timeout`, or [`DEFAULT_TIMEOUT`] when it is not given.
+    pub(crate) fn timeout_or_default(&self) -> std::time::Duration {
+        self.timeout.unwrap_or(DEFAULT_TIMEOUT)
     }
 }
 

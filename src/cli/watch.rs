@@ -16,14 +16,8 @@ use super::lead::{RUNNING, SIGNALLED, STDOUT_CLOSED, print_line, request_stop, w
 
 #[derive(clap::Args)]
 pub(crate) struct WatchArgs {
-    /// Brokers, `host:port`, comma-separated (`a:9092,b:9092`): tried in turn.
-    #[arg(long)]
-    bootstrap: String,
     #[command(flatten)]
-    net: super::NetArgs,
-    /// The group (`application.id`).
-    #[arg(long)]
-    group: String,
+    target: super::GroupArgs,
     /// Write one JSON record per generation to this file (JSON Lines); a classic record's
     /// `input` is what `assign --input` takes.
     #[arg(long, value_name = "FILE")]
@@ -95,13 +89,13 @@ impl Progress {
 /// the summary on standard output at the end. Exits 0 when stopped (SIGINT, SIGTERM,
 /// `--exit-after`, standard output closed); 1 when the group cannot be watched, as `describe`.
 pub(crate) fn watch(args: WatchArgs) -> Result<String, String> {
-    let topology = args.topology.as_ref().map(|p| read_topology(p, &args.group)).transpose()?;
+    let topology = args.topology.as_ref().map(|p| read_topology(p, &args.target.group)).transpose()?;
     let configs = engine::AssignmentConfigs::default()
         .with_overrides(key_values("--config", &args.configs)?)
         .map_err(|e| format!("--config: {e}"))?;
-    let mut options = WatchOptions::new(args.bootstrap.clone(), args.group.clone());
-    options.security = args.net.security()?;
-    options.timeout = args.net.timeout.unwrap_or(super::DEFAULT_TIMEOUT);
+    let mut options = WatchOptions::new(args.target.bootstrap.clone(), args.target.group.clone());
+    options.security = args.target.net.security()?;
+    options.timeout = args.target.net.timeout_or_default();
     options.interval = args.interval;
     options.topology = topology;
     options.configs = configs.clone();
@@ -145,7 +139,8 @@ pub(crate) fn watch(args: WatchArgs) -> Result<String, String> {
     let mut json_error = None;
     // Whether the metadata record's warning was given since it last went away.
     let mut warned = false;
-    say(&format!("watching group {} through {} every {:.1} s; Ctrl-C stops", args.group, args.bootstrap, args.interval.as_secs_f64()));
+    let (group, bootstrap) = (&args.target.group, &args.target.bootstrap);
+    say(&format!("watching group {group} through {bootstrap} every {:.1} s; Ctrl-C stops", args.interval.as_secs_f64()));
     let mut watcher = Watcher::new(configs).with_assignor(args.assignor);
     let mut on = |report: Report, so_far: &Summary| {
         if let Ok(mut s) = summary.lock() {
@@ -214,5 +209,5 @@ pub(crate) fn watch(args: WatchArgs) -> Result<String, String> {
 }
 
 fn options_timeout_secs(args: &WatchArgs) -> f64 {
-    args.net.timeout.unwrap_or(super::DEFAULT_TIMEOUT).as_secs_f64()
+    args.target.net.timeout_or_default().as_secs_f64()
 }

@@ -20,8 +20,9 @@
 //! The rest of the module: the public model ([`AssignmentConfigs`] in `config.rs`,
 //! [`AssignmentInput`] in `input.rs`, [`Assignment`] in `output.rs`, the [`TaskAssignor`] trait
 //! in `assignor.rs`, [`AssignorKind`] and [`assign`] in `registry.rs`, [`TaskLag`] in
-//! `task_lag.rs`); the internal model (`model.rs`, the lag tables in `lags.rs`) and the
-//! rack-aware default costs (`costs.rs`). The JDK's collections, hash codes and orders that the
+//! `task_lag.rs`); the internal model (`model.rs`, the lag tables in `lags.rs`), the rack-aware
+//! default costs (`costs.rs`) and what a leader keeps for the next rebalance's restore rates, with
+//! when it may use it (`snapshot.rs`). The JDK's collections, hash codes and orders that the
 //! assignors depend on are the crate's `jdk` module.
 //!
 //! [`assign`] also makes the leader's choice between them. Rack-aware optimisation (KIP-925,
@@ -69,6 +70,7 @@ mod optimized;
 mod output;
 mod rack_aware;
 mod registry;
+pub(crate) mod snapshot;
 pub mod streams;
 mod task_lag;
 #[cfg(any(test, feature = "testdata"))]

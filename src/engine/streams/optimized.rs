@@ -10,6 +10,7 @@ use super::input::{StreamsAssignError, StreamsGroupSpec, StreamsMemberSpec, Stre
 use super::members::{Task, deal, holders};
 use super::output::{StreamsGroupAssignment, StreamsMemberAssignment};
 use super::state::{planned_tasks, shape};
+use crate::engine::snapshot::Snapshot;
 use crate::engine::{
     AssignmentConfigs, AssignmentInput, ClientInput, Followup, OptimizedTaskAssignor, PreviousRebalance, TaskAssignor,
 };
@@ -17,9 +18,6 @@ use crate::wire::{LATEST_OFFSET, ProcessId, TaskId};
 
 /// The assignor's name, as `group.streams.assignors` and `streams.assignor.name` know it.
 pub const OPTIMIZED_ASSIGNOR_NAME: &str = "optimized";
-
-/// A snapshot older than this many probing intervals is not used for restore rates.
-const MAX_AGE_IN_PROBING_INTERVALS: i64 = 3;
 
 /// What one group's assignor remembers between two assignments: the offsets it saw and when
 /// (from which the next assignment estimates restore rates), and what the last one is waiting
@@ -31,13 +29,6 @@ const MAX_AGE_IN_PROBING_INTERVALS: i64 = 3;
 pub struct StreamsMemory {
     snapshot: Option<Snapshot>,
     followup: Option<Followup>,
-}
-
-#[derive(Debug, Clone)]
-struct Snapshot {
-    at_ms: i64,
-    end_offset_sums: BTreeMap<TaskId, i64>,
-    offset_sums: BTreeMap<ProcessId, BTreeMap<TaskId, i64>>,
 }
 
 impl StreamsMemory {
@@ -54,16 +45,12 @@ impl StreamsMemory {
         self.followup.as_ref()
     }
 
+    /// The last assignment's snapshot, taken out of the memory, as the engine reads it if it may
+    /// serve `input` at `now_ms` ([`Snapshot::elapsed_if_usable`]); one that may not is dropped.
     fn recall(&mut self, now_ms: i64, input: &AssignmentInput) -> Option<PreviousRebalance> {
         let snap = self.snapshot.take()?;
-        let elapsed_ms = now_ms.saturating_sub(snap.at_ms);
-        let max_age = input.configs.probing_rebalance_interval_ms.saturating_mul(MAX_AGE_IN_PROBING_INTERVALS);
-        let shared = input.clients.iter().any(|c| snap.offset_sums.contains_key(&c.process_id));
-        (elapsed_ms > 0 && elapsed_ms <= max_age && shared).then_some(PreviousRebalance {
-            elapsed_ms,
-            changelog_end_offset_sums: snap.end_offset_sums,
-            task_offset_sums: snap.offset_sums,
-        })
+        let elapsed_ms = snap.elapsed_if_usable(now_ms, input).ok()?;
+        Some(snap.into_previous(elapsed_ms))
     }
 }
 
@@ -161,11 +148,7 @@ pub fn assign_optimized(
     input.previous_rebalance = memory.recall(now_ms, &input);
     let assignment = apply_at_once(&mut input)?;
     memory.followup = Some(assignment.followup.clone());
-    memory.snapshot = input.changelog_end_offset_sums.take().map(|end_offset_sums| Snapshot {
-        at_ms: now_ms,
-        end_offset_sums,
-        offset_sums: input.clients.iter_mut().map(|c| (c.process_id, std::mem::take(&mut c.task_offset_sums))).collect(),
-    });
+    memory.snapshot = Snapshot::take(&mut input, now_ms);
 
     let named = |list: &[Task]| -> Tasks {
         let mut out = Tasks::new();

@@ -138,58 +138,63 @@ fn member(r: &mut Reader<'_>) -> Result<StreamsMemberSpec, PluginError> {
 
 /// Tasks by subtopology: a count of (subtopology id, count of partitions, partitions).
 fn read_tasks(r: &mut Reader<'_>, field: &'static str) -> Result<Tasks, PluginError> {
-    let n = r.count(field, 8)?;
-    let mut tasks = Tasks::new();
-    for _ in 0..n {
-        let at = r.pos;
-        let id = r.string(field)?;
-        let k = r.count(field, 4)?;
-        let bytes = r.take(k * 4, field)?;
-        let set = bytes.chunks_exact(4).map(|b| i32::from_be_bytes(b.try_into().expect("4 bytes"))).collect();
-        if tasks.insert(id.clone(), set).is_some() {
-            return Err(r.malformed(at, field, format!("subtopology {id:?} appears twice")));
-        }
-    }
-    Ok(tasks)
+    read_by_subtopology(r, field, 4, |b| i32::from_be_bytes(b.try_into().expect("4 bytes")))
 }
 
 fn write_tasks(w: &mut Writer, tasks: &Tasks) {
-    w.count(tasks.len());
-    for (id, partitions) in tasks {
-        w.string(id);
-        w.count(partitions.len());
-        partitions.iter().for_each(|&p| w.i32(p));
-    }
+    write_by_subtopology(w, tasks, |w, &p| w.i32(p));
 }
 
 /// Offsets by task: a count of (subtopology id, count of (partition, offset)).
 fn read_offsets(r: &mut Reader<'_>, field: &'static str) -> Result<TaskValues<i64>, PluginError> {
-    let n = r.count(field, 8)?;
-    let mut values = TaskValues::new();
-    for _ in 0..n {
-        let at = r.pos;
-        let id = r.string(field)?;
-        let k = r.count(field, 12)?;
-        let bytes = r.take(k * 12, field)?;
-        let map: BTreeMap<i32, i64> = bytes
-            .chunks_exact(12)
-            .map(|b| (i32::from_be_bytes(b[..4].try_into().expect("4 bytes")), i64::from_be_bytes(b[4..].try_into().expect("8 bytes"))))
-            .collect();
-        if values.insert(id.clone(), map).is_some() {
-            return Err(r.malformed(at, field, format!("subtopology {id:?} appears twice")));
-        }
-    }
-    Ok(values)
+    read_by_subtopology(r, field, 12, |b| {
+        (i32::from_be_bytes(b[..4].try_into().expect("4 bytes")), i64::from_be_bytes(b[4..].try_into().expect("8 bytes")))
+    })
 }
 
 fn write_offsets(w: &mut Writer, values: &TaskValues<i64>) {
-    w.count(values.len());
-    for (id, offsets) in values {
+    write_by_subtopology(w, values, |w, (&p, &o)| {
+        w.i32(p);
+        w.i64(o);
+    });
+}
+
+/// A map by subtopology id, the layout of tasks and offsets: a count of (subtopology id, count of
+/// entries, entries of `width` bytes each, each read by `entry`). A subtopology twice is refused.
+fn read_by_subtopology<C: FromIterator<E>, E>(
+    r: &mut Reader<'_>,
+    field: &'static str,
+    width: usize,
+    entry: impl Fn(&[u8]) -> E,
+) -> Result<BTreeMap<String, C>, PluginError> {
+    let n = r.count(field, 8)?;
+    let mut map = BTreeMap::new();
+    for _ in 0..n {
+        let at = r.pos;
+        let id = r.string(field)?;
+        let k = r.count(field, width)?;
+        let entries = r.take(k * width, field)?.chunks_exact(width).map(&entry).collect();
+        if map.insert(id.clone(), entries).is_some() {
+            return Err(r.malformed(at, field, format!("subtopology {id:?} appears twice")));
+        }
+    }
+    Ok(map)
+}
+
+/// Writes what [`read_by_subtopology`] reads: a count of (subtopology id, count of entries,
+/// entries, each written by `entry`).
+fn write_by_subtopology<'m, C>(w: &mut Writer, map: &'m BTreeMap<String, C>, entry: impl Fn(&mut Writer, <&'m C as IntoIterator>::Item))
+where
+    &'m C: IntoIterator,
+    <&'m C as IntoIterator>::IntoIter: ExactSizeIterator,
+{
+    w.count(map.len());
+    for (id, entries) in map {
         w.string(id);
-        w.count(offsets.len());
-        for (&p, &o) in offsets {
-            w.i32(p);
-            w.i64(o);
+        let entries = entries.into_iter();
+        w.count(entries.len());
+        for e in entries {
+            entry(w, e);
         }
     }
 }
