@@ -61,12 +61,7 @@ pub(super) fn run_world<'a>(
     while rounds.len() < config.max_rounds {
         let event_time = events.get(next_event).map(|e| e.at_ms);
         let probe_time = world.probe_at.map(|(t, _)| t);
-        let at = match (event_time, probe_time) {
-            (None, None) => break,
-            (Some(e), Some(p)) => e.min(p),
-            (Some(e), None) => e,
-            (None, Some(p)) => p,
-        };
+        let Some(at) = earliest(event_time, probe_time) else { break };
         world.advance(at);
         let mut triggers = Vec::new();
         let event = events.get(next_event).is_some_and(|e| e.at_ms == at);
@@ -176,6 +171,11 @@ impl World<'_> {
             shadow_restoring_lag_not_caught_up: theirs.map(|r| r.not_caught_up),
         })
     }
+}
+
+/// The earlier of two times a run waits for, either of which may not come.
+pub(super) fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    a.into_iter().chain(b).min()
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use crate::engine::streams::{
 use crate::engine::{Assignment, ClientAssignment, Followup};
 use crate::sim::config::SimConfig;
 use crate::sim::report::{Report, Round, SimError};
+use crate::sim::run::earliest;
 use crate::sim::scenario::{Event, EventKind, Scenario};
 use crate::sim::world::World;
 use crate::wire::{ProcessId, TaskId};
@@ -307,12 +308,7 @@ pub(super) fn run(
     while run.rounds.len() < config.max_rounds && run.heartbeats < max_heartbeats {
         let event_time = events.get(next_event).map(|e| e.at_ms);
         let step_time = if run.group.reconciled() { None } else { run.next_heartbeat() };
-        let at = match (event_time, step_time) {
-            (None, None) => break,
-            (Some(e), Some(s)) => e.min(s),
-            (Some(e), None) => e,
-            (None, Some(s)) => s,
-        };
+        let Some(at) = earliest(event_time, step_time) else { break };
         run.advance(at);
         if event_time == Some(at) {
             let mut triggers = Vec::new();
