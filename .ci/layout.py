@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The layout rules of src/: no file above MAX_LINES (tables of data excepted) and no import
-circle between two files. A file depends on another when it names an item the other defines,
+"""The layout rules of src/: no file above MAX_LINES (tables of data excepted), no import
+circle between two files, and each room (a top-level module of src/) uses only the rooms ROOMS
+allows it (the map in docs/architecture.md). A file depends on another when it names an item the other defines,
 through `crate::`, `super::` or `self::` paths; names re-exported by a `mod.rs` count as the
 defining file's. Test modules (`#[cfg(test)] mod tests`, inline or in a `tests.rs`) are left out: they may use anything."""
 import os, re, sys
@@ -9,6 +10,26 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 MAX_LINES = 650
 # Files that are tables of data, not code.
 DATA_TABLES = set()
+# The rooms each room may use; a room not listed (the binary's cli, the hidden fuzzing entry)
+# may use any. The arrows are one-way: member and views both stand on client, not on each other.
+ROOMS = {
+    "client": {"leader", "wire"},
+    "member": {"client", "leader", "engine", "wire"},
+    "views": {"client", "leader", "engine", "wire"},
+    "leader": {"engine", "jdk", "wire"},
+    "plugin": {"engine", "wire"},
+    "sim": {"engine", "rng", "wire"},
+    "engine": {"flow", "jdk", "rng", "wire"},
+    "jdk": {"wire"},
+    "rng": {"wire"},
+    "flow": set(),
+    "wire": set(),
+}
+
+
+def room(path):
+    """The top-level module of src/ a file belongs to (`lib` for lib.rs)."""
+    return os.path.relpath(path, ROOT).split(os.sep)[0].removesuffix(".rs")
 
 
 def module_path(path):
@@ -76,6 +97,10 @@ def main():
     for a, b in sorted(edges):
         if a < b and (b, a) in edges and not (is_dir[a] or is_dir[b]):
             problems.append(f"import circle: {rel(a)} <-> {rel(b)}")
+    for a, b in sorted(edges):
+        ra, rb = room(a), room(b)
+        if ra != rb and ra in ROOMS and rb not in ROOMS[ra]:
+            problems.append(f"room arrow not allowed: {rel(a)} ({ra}) uses {rel(b)} ({rb})")
     for f in sorted(files):
         n = sum(1 for _ in open(f, encoding="utf-8"))
         if n > MAX_LINES and rel(f) not in DATA_TABLES:

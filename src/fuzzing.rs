@@ -76,15 +76,15 @@ pub fn topology(data: &[u8]) {
     }
 }
 
-/// A broker's response as [`Connection`](crate::group::connection::Connection) reads it: the
-/// first byte picks the message (in [`RESPONSE_DECODERS`](crate::group::connection::RESPONSE_DECODERS)
+/// A broker's response as [`Connection`](crate::client::connection::Connection) reads it: the
+/// first byte picks the message (in [`RESPONSE_DECODERS`](crate::client::connection::RESPONSE_DECODERS)
 /// order), the second its version, the rest is the frame body (header included). Whatever the
 /// bytes, the layout check and the decoder fail with errors, never a panic, and nothing is
 /// reserved from a count the frame cannot hold (libFuzzer's `-malloc_limit_mb` turns such a
 /// reservation into a crash).
 #[cfg(feature = "net")]
 pub fn response(data: &[u8]) {
-    use crate::group::connection::RESPONSE_DECODERS;
+    use crate::client::connection::RESPONSE_DECODERS;
     let [which, version, body @ ..] = data else { return };
     let (_, decode) = RESPONSE_DECODERS[usize::from(*which) % RESPONSE_DECODERS.len()];
     let _ = decode(body.to_vec(), i16::from(version % 16));
@@ -126,7 +126,7 @@ pub fn streams_request(data: &[u8]) {
 /// is a string whose invalid UTF-8, replaced as Java does, no longer fits the length limit.
 #[cfg(feature = "net")]
 pub fn streams_group_describe(data: &[u8]) {
-    use crate::group::streams_group::{StreamsGroupDescribeRequest, StreamsGroupDescribeResponse};
+    use crate::client::streams::{StreamsGroupDescribeRequest, StreamsGroupDescribeResponse};
     let Some((&which, body)) = data.split_first() else { return };
     let version = i16::from(which / 2 % 2);
     if which % 2 == 1 {

@@ -25,12 +25,16 @@
 pub mod engine;
 pub mod flow;
 #[cfg(feature = "net")]
-pub mod group;
+pub mod client;
 mod jdk;
 pub mod leader;
+#[cfg(feature = "net")]
+pub mod member;
 pub mod plugin;
 pub mod rng;
 pub mod sim;
+#[cfg(feature = "net")]
+pub mod views;
 pub mod wire;
 
 #[doc(hidden)]

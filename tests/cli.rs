@@ -838,7 +838,7 @@ fn describe_fits_100_columns_with_units_and_timestamps() {
     let uuid = "0a1b2c3d-4e5f-4789-abcd-ef0123456789";
     let member = format!("wc-{uuid}-StreamThread-1-consumer-{uuid}");
     let active: Vec<TaskId> = (0..48).map(|p| TaskId::new(0, p)).collect();
-    let next = kstreams_assignor::group::member::now_ms() + 300_000;
+    let next = kstreams_assignor::client::now_ms() + 300_000;
     let sums: Vec<(TaskId, i64)> = (0..48).map(|p| (TaskId::new(0, p), 123_456_789)).collect();
     let members = vec![(member.clone(), sub_bytes(3, &sums), assignment_bytes(active, &[], NextRebalance::at(next)))];
     let broker = describe_broker("Stable", members, vec![], vec![]);
@@ -854,7 +854,7 @@ fn describe_fits_100_columns_with_units_and_timestamps() {
     }
     assert!(text.contains("active tasks (48)") && text.contains("0_47"), "{text}");
     let next_line = text.lines().find(|l| l.trim_start().starts_with("next rebalance")).unwrap();
-    let stamp = kstreams_assignor::group::describe::text::iso_millis(next);
+    let stamp = kstreams_assignor::views::describe::text::iso_millis(next);
     assert!(next_line.contains(&stamp[..16]) && next_line.contains("(in 4 min"), "{next_line}");
     assert!(!text.contains("nextRebalanceMs"), "{text}");
     // --verbose has the details, with their units.

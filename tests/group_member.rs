@@ -17,9 +17,9 @@ use kafka_protocol::messages::list_offsets_response::{ListOffsetsPartitionRespon
 use kafka_protocol::messages::metadata_response::MetadataResponseBroker;
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::{Decodable, Message, StrBytes, decode_request_header_from_buffer};
-use kstreams_assignor::group::net::client_config::Security;
-use kstreams_assignor::group::connection::{Connection, ConnectionError, read_frame};
-use kstreams_assignor::group::{GroupMember, MemberConfig, MemberEvent, PartitionAssignorHook, StreamsMember};
+use kstreams_assignor::client::net::client_config::Security;
+use kstreams_assignor::client::connection::{Connection, ConnectionError, read_frame};
+use kstreams_assignor::member::{GroupMember, MemberConfig, MemberEvent, PartitionAssignorHook, StreamsMember};
 use kstreams_assignor::leader::{self, ChangelogEndOffsets, ClusterMetadata, JoinMember, LeaderInput, Tasks, Topology};
 mod support;
 
@@ -368,7 +368,7 @@ impl PartitionAssignorHook for ShiftedLeader {
     fn on_assignment(
         &mut self,
         assignment: &AssignmentEnvelope,
-    ) -> Result<kstreams_assignor::group::ReceivedAssignment, kstreams_assignor::group::OnAssignmentError> {
+    ) -> Result<kstreams_assignor::member::ReceivedAssignment, kstreams_assignor::member::OnAssignmentError> {
         self.inner.on_assignment(assignment)
     }
 }
@@ -414,7 +414,7 @@ fn a_leader_only_member_rejoins_at_its_probing_deadline() {
     assert_eq!(joins.len(), 3, "MEMBER_ID_REQUIRED, generation 1, generation 2");
     let waited = joins[2].duration_since(syncs[0]);
     assert!(waited >= Duration::from_millis(700) && waited < Duration::from_secs(5), "{waited:?}");
-    let now = kstreams_assignor::group::member::now_ms();
+    let now = kstreams_assignor::client::now_ms();
     assert!((deadline - now).abs() < 10_000, "deadline {deadline} is near now {now}");
     let reasons: Vec<String> =
         events.iter().filter_map(|e| if let MemberEvent::Rejoining(r) = e { Some(r.clone()) } else { None }).collect();
@@ -549,7 +549,7 @@ fn handle_follower(script: &Mutex<Script>, key: ApiKey, v: i16, id: i32, buf: &m
     }
 }
 
-fn run_follower(assignment: AssignmentEnvelope) -> (Result<(), kstreams_assignor::group::MemberError>, Arc<Mutex<Script>>) {
+fn run_follower(assignment: AssignmentEnvelope) -> (Result<(), kstreams_assignor::member::MemberError>, Arc<Mutex<Script>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let done = Arc::new(AtomicBool::new(false));
@@ -580,7 +580,7 @@ fn a_leader_only_member_given_tasks_by_another_leader_leaves() {
     let info = AssignmentInfo::new(11).with_standby_tasks(standby).encode().unwrap();
     let (result, script) = run_follower(AssignmentEnvelope::new(&[], Some(info)));
     let err = result.expect_err("a leader-only member does not keep tasks");
-    assert!(matches!(err, kstreams_assignor::group::MemberError::NotLeading { ref leader_id, ref tasks }
+    assert!(matches!(err, kstreams_assignor::member::MemberError::NotLeading { ref leader_id, ref tasks }
         if leader_id == "java-leader" && tasks.len() == 1), "{err}");
     assert_eq!(err.to_string(), "member `java-leader` leads the group and gave this leader-only member tasks 1_3; left the group");
     let sc = script.lock().unwrap();

@@ -317,7 +317,7 @@ fn end_offsets_unavailable_fall_back() {
 
 mod hook {
     use super::*;
-    use kstreams_assignor::group::{Followup, PartitionAssignorHook, StreamsMember};
+    use kstreams_assignor::member::{Followup, PartitionAssignorHook, StreamsMember};
 
     fn join(members: &mut [(String, StreamsMember)]) -> Vec<JoinMember> {
         members.iter_mut().map(|(id, m)| JoinMember::new(id.clone(), wrap(m.subscription_user_data().unwrap(), &[]))).collect()
@@ -894,7 +894,7 @@ fn optimized_assignor_sets_the_probing_deadline_from_observed_restore_rates() {
     assert_eq!(deadline(&blind), [NextRebalance::at(NOW + 120_000)]);
 
     // A member's hook that led the first rebalance remembers what it saw.
-    use kstreams_assignor::group::{PartitionAssignorHook, StreamsMember};
+    use kstreams_assignor::member::{PartitionAssignorHook, StreamsMember};
     let mut hook = StreamsMember::new(pid(1));
     hook.assign(&input(&first_members, NOW, None)).unwrap();
     let again = hook.assign(&input(&second_members, NOW + 60_000, None)).unwrap();

@@ -13,8 +13,8 @@ use kafka_protocol::protocol::{Message, StrBytes};
 mod support;
 
 use support::{api_versions, frame, request_header};
-use kstreams_assignor::group::connection::{Connection, ConnectionError, read_frame};
-use kstreams_assignor::group::net::client_config::Security;
+use kstreams_assignor::client::connection::{Connection, ConnectionError, read_frame};
+use kstreams_assignor::client::net::client_config::Security;
 
 /// A server that takes one connection and runs `script` on it; its address.
 fn server(script: impl FnOnce(TcpStream) + Send + 'static) -> String {

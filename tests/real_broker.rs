@@ -20,9 +20,9 @@ use kafka_protocol::messages::CreateTopicsRequest;
 use kafka_protocol::messages::create_topics_request::CreatableTopic;
 use kafka_protocol::messages::{MetadataRequest, TopicName};
 use kafka_protocol::protocol::StrBytes;
-use kstreams_assignor::group::net::client_config::Security;
-use kstreams_assignor::group::connection::Connection;
-use kstreams_assignor::group::{GroupMember, MemberConfig, MemberEvent, StreamsMember};
+use kstreams_assignor::client::net::client_config::Security;
+use kstreams_assignor::client::connection::Connection;
+use kstreams_assignor::member::{GroupMember, MemberConfig, MemberEvent, StreamsMember};
 use kstreams_assignor::leader::Topology;
 use kstreams_assignor::wire::ProcessId;
 use serde_json::Value;
@@ -369,9 +369,9 @@ fn a_client_certificate_reaches_a_listener_that_requires_one() {
 #[test]
 #[ignore = "needs a broker: compat/kafka/broker.sh start"]
 fn streams_group_describe_of_a_missing_group_on_a_real_broker() {
-    use kstreams_assignor::group::connection::find_coordinator;
-    use kstreams_assignor::group::streams_group::describe::{GROUP_ID_NOT_FOUND, StreamsDescribeError, negotiate, streams_describe};
-    use kstreams_assignor::group::streams_group::{
+    use kstreams_assignor::client::connection::find_coordinator;
+    use kstreams_assignor::views::streams::describe::{GROUP_ID_NOT_FOUND, StreamsDescribeError, negotiate, streams_describe};
+    use kstreams_assignor::client::streams::{
         API_KEY, REQUEST_HEADER_VERSION, RESPONSE_HEADER_VERSION, StreamsGroupDescribeRequest, StreamsGroupDescribeResponse,
     };
     let group = "kstreams-assignor-no-such-group";

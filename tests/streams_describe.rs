@@ -19,8 +19,8 @@ use kafka_protocol::messages::find_coordinator_response::Coordinator;
 use kafka_protocol::messages::list_groups_response::ListedGroup;
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::{Message, StrBytes};
-use kstreams_assignor::group::connection::read_frame;
-use kstreams_assignor::group::streams_group::{
+use kstreams_assignor::client::connection::read_frame;
+use kstreams_assignor::client::streams::{
     Assignment, DescribedGroup, Endpoint, KeyValue, Member, StreamsGroupDescribeResponse, Subtopology, TaskIds, TaskOffset,
     TopicInfo, Topology,
 };

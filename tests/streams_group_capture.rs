@@ -9,10 +9,10 @@
 
 use std::time::Duration;
 
-use kstreams_assignor::group::connection::{Connection, find_coordinator};
-use kstreams_assignor::group::net::client_config::Security;
-use kstreams_assignor::group::streams_group::describe::negotiate;
-use kstreams_assignor::group::streams_group::{
+use kstreams_assignor::client::connection::{Connection, find_coordinator};
+use kstreams_assignor::client::net::client_config::Security;
+use kstreams_assignor::views::streams::describe::negotiate;
+use kstreams_assignor::client::streams::{
     API_KEY, REQUEST_HEADER_VERSION, RESPONSE_HEADER_VERSION, StreamsGroupDescribeRequest, StreamsGroupDescribeResponse,
 };
 

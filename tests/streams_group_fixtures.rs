@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use kstreams_assignor::group::streams_group::{StreamsGroupDescribeRequest, StreamsGroupDescribeResponse};
+use kstreams_assignor::client::streams::{StreamsGroupDescribeRequest, StreamsGroupDescribeResponse};
 use serde_json::Value;
 
 fn dir() -> &'static Path {

@@ -16,7 +16,7 @@ use kafka_protocol::messages::ApiKey;
 use serde_json::Value;
 
 use cli_broker::{Reply, Seen};
-use kstreams_assignor::group::member::now_ms;
+use kstreams_assignor::client::now_ms;
 use kstreams_assignor::leader::{self, ChangelogEndOffsets, ClusterMetadata, JoinMember, LeaderInput, Topology};
 use kstreams_assignor::wire::{ProcessId, SubscriptionEnvelope, SubscriptionInfo, TaskId, TopicPartition};
 
@@ -273,7 +273,7 @@ fn phased_broker_on(port: u16, phases: Vec<(&'static str, Members)>, listed: Opt
                         let _ = stream.shutdown(std::net::Shutdown::Both);
                         return;
                     }
-                    let body = match kstreams_assignor::group::connection::read_frame(&mut stream) {
+                    let body = match kstreams_assignor::client::connection::read_frame(&mut stream) {
                         Ok(b) => b,
                         Err(_) if !stopped.load(std::sync::atomic::Ordering::SeqCst) => match stream.peek(&mut [0]) {
                             Ok(0) => return,

@@ -7,7 +7,7 @@ the probing rebalance it scheduled. `watch --json` writes one record per generat
 DescribeGroups alone: its moves, each with a cause, where the warm-ups are named only when the
 replay agreed. For each generation watch saw after its first, this derives the moves from the
 leader's two logged generations (the one before, as watch saw it, and this one) with the rules of
-src/group/watch/diff.rs and cause.rs, but on the leader's own records (its warm-up names, its
+src/views/watch/diff.rs and cause.rs, but on the leader's own records (its warm-up names, its
 probing deadline), and counts the moves watch named the same way: same task, same processes and
 roles, same cause. The scenario's topology never changes, so no move is expected to be a
 topology change. A generation watch did not see (two rebalances between two looks) is folded

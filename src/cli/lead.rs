@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use kstreams_assignor::leader::config_keys::ConfigKeyError;
-use kstreams_assignor::{engine, group, wire};
+use kstreams_assignor::{client, engine, member, views, wire};
 
 use super::io::{key_values, read_topology};
 
@@ -67,8 +67,8 @@ pub(crate) struct DescribeArgs {
 }
 
 /// The member configuration from `key=value` pairs, and `application.server`.
-fn member_config(args: &LeadArgs) -> Result<(group::MemberConfig, Option<String>), String> {
-    let mut config = group::MemberConfig::new(args.bootstrap[0].clone(), args.group.clone());
+fn member_config(args: &LeadArgs) -> Result<(member::MemberConfig, Option<String>), String> {
+    let mut config = member::MemberConfig::new(args.bootstrap[0].clone(), args.group.clone());
     config.bootstrap = super::split_servers(&args.bootstrap);
     config.security = args.net.security()?;
     config.leader_only = !args.with_tasks;
@@ -154,7 +154,7 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
         Some(p) => p.parse::<wire::ProcessId>().map_err(|e| format!("--process-id: {e}"))?,
         None => wire::ProcessId::random(),
     };
-    let mut hook = group::StreamsMember::new(process_id);
+    let mut hook = member::StreamsMember::new(process_id);
     if let Some(e) = endpoint {
         hook = hook.with_endpoint(e);
     }
@@ -190,14 +190,14 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
     let deadline = args.exit_after.and_then(|d| started.checked_add(d));
     let mut stop = || flag.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d);
     say!("process id {process_id}, group {}, {}", args.group, if config.leader_only { "leader-only" } else { "with tasks" });
-    let mut member = group::GroupMember::new(config, topology, hook).with_interrupt(flag.clone());
+    let mut member = member::GroupMember::new(config, topology, hook).with_interrupt(flag.clone());
     let mut joined = false;
     let mut leader = false;
     // The first error of an outage and when it began; the coordinator last connected to.
     let mut outage: Option<(Instant, String)> = None;
     let mut coordinator = String::new();
-    let mut on_event = |event: group::MemberEvent| match event {
-        group::MemberEvent::Assigned(record) => {
+    let mut on_event = |event: member::MemberEvent| match event {
+        member::MemberEvent::Assigned(record) => {
             if let Some(code) = record.error_code {
                 let reason = record.error.as_deref().unwrap_or("no reason given");
                 say!(
@@ -208,13 +208,13 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
             }
             print_line(&serde_json::to_string(&record).expect("JSON"), &reason, &flag);
         }
-        group::MemberEvent::CoordinatorFound { broker } => {
+        member::MemberEvent::CoordinatorFound { broker } => {
             if let Some((since, _)) = outage.take() {
                 say!("reconnected to {broker} after {:.1} s", since.elapsed().as_secs_f64());
             }
             coordinator = broker;
         }
-        group::MemberEvent::Joined { generation_id, member_id, leader_id, members } => {
+        member::MemberEvent::Joined { generation_id, member_id, leader_id, members } => {
             if let Some((since, _)) = outage.take() {
                 say!("rejoined through {coordinator} after {:.1} s", since.elapsed().as_secs_f64());
             }
@@ -223,7 +223,7 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
             let role = if leader { "leader" } else { "follower" };
             say!("joined generation {generation_id} as {member_id} ({role}, {members} members)");
         }
-        group::MemberEvent::Received { generation_id, assignment, rejoin_at } => {
+        member::MemberEvent::Received { generation_id, assignment, rejoin_at } => {
             let code = assignment.info.error_code;
             if !code.is_none() && !leader {
                 say!("warning: generation {generation_id}: the leader's assignment carries error {code}");
@@ -242,19 +242,19 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
                 "generation {generation_id}: {} active, {} standby tasks; rejoin at {}",
                 assignment.active_tasks.len(),
                 assignment.standby_tasks.len(),
-                rejoin_at.map_or("never".to_owned(), group::describe::text::iso_millis)
+                rejoin_at.map_or("never".to_owned(), views::describe::text::iso_millis)
             );
         }
-        group::MemberEvent::TopicsCreated(topics) => say!("created {}", topics.join(", ")),
-        group::MemberEvent::Rejoining(why) => say!("rejoining: {why}"),
-        group::MemberEvent::Retrying { error, backoff_ms } => {
+        member::MemberEvent::TopicsCreated(topics) => say!("created {}", topics.join(", ")),
+        member::MemberEvent::Rejoining(why) => say!("rejoining: {why}"),
+        member::MemberEvent::Retrying { error, backoff_ms } => {
             // Once per outage: the error when it begins, then the recovery.
             if outage.is_none() {
                 say!("{error}; retrying (first in {backoff_ms} ms)");
                 outage = Some((Instant::now(), error));
             }
         }
-        group::MemberEvent::Left(what) => say!("{what}"),
+        member::MemberEvent::Left(what) => say!("{what}"),
         other => say!("{other:?}"),
     };
     let outcome = member.run(&mut stop, &mut on_event);
@@ -275,13 +275,13 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
 /// `describe`: a classic group's members decoded, or a streams group as `StreamsGroupDescribe`
 /// describes it.
 pub(crate) fn describe(args: DescribeArgs) -> Result<String, String> {
-    use group::streams_group::describe::{Described, describe_any};
+    use views::streams::describe::{Described, describe_any};
     let target = &args.target;
     let topology = args.topology.as_ref().map(|p| read_topology(p, &target.group)).transpose()?;
     let security = target.net.security()?;
     let timeout = target.net.timeout_or_default();
     let described = describe_any(&target.bootstrap, &target.group, topology.as_ref(), &security, timeout).map_err(|e| e.to_string())?;
-    let now = group::member::now_ms();
+    let now = client::now_ms();
     Ok(match described {
         Described::Classic(g) if args.json => format!("{}\n", serde_json::to_string_pretty(&g.to_json()).expect("JSON")),
         Described::Classic(g) if args.verbose => g.details(now),

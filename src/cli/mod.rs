@@ -105,8 +105,8 @@ pub(crate) struct NetArgs {
 impl NetArgs {
     /// The security of every connection: `--command-config`'s, or `PLAINTEXT`. Its notes go to
     /// standard error.
-    pub(crate) fn security(&self) -> Result<kstreams_assignor::group::net::client_config::Security, String> {
-        use kstreams_assignor::group::net::client_config::Security;
+    pub(crate) fn security(&self) -> Result<kstreams_assignor::client::net::client_config::Security, String> {
+        use kstreams_assignor::client::net::client_config::Security;
         let Some(path) = &self.command_config else { return Ok(Security::plaintext()) };
         let security = Security::load(path).map_err(|e| format!("--command-config {}: {e}", path.display()))?;
         for note in security.notes() {

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use kstreams_assignor::engine;
-use kstreams_assignor::group::watch::drive::{self, Report, WatchOptions};
-use kstreams_assignor::group::watch::{Event, Protocol, Summary, Watcher};
+use kstreams_assignor::views::watch::drive::{self, Report, WatchOptions};
+use kstreams_assignor::views::watch::{Event, Protocol, Summary, Watcher};
 
 use super::AssignorParser;
 use super::io::{key_values, read_topology};

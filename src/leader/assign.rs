@@ -57,7 +57,7 @@
 //!    consumer without held-back tasks (see [`build_member_assignments`](super::build_member_assignments)). The optimized
 //!    assignor estimates restore rates from the previous rebalance: pass the last
 //!    [`AssignmentReport::snapshot`](super::AssignmentReport::snapshot) as [`LeaderInput::previous_rebalance`] (the
-//!    [`StreamsMember`](crate::group::StreamsMember) hook does so when it leads twice in a row).
+//!    [`StreamsMember`](crate::member::StreamsMember) hook does so when it leads twice in a row).
 //!
 //! Members are taken in the order given. Kafka takes them in the iteration order of its
 //! `HashMap` of subscriptions; the order only matters when members of one process disagree (the

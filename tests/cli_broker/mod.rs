@@ -14,7 +14,7 @@ use kafka_protocol::messages::list_offsets_response::{ListOffsetsPartitionRespon
 use kafka_protocol::messages::metadata_response::MetadataResponseBroker;
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::{Decodable, StrBytes, decode_request_header_from_buffer};
-use kstreams_assignor::group::connection::read_frame;
+use kstreams_assignor::client::connection::read_frame;
 
 use crate::support::{api_versions, group_apis, metadata_topic};
 

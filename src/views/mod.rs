@@ -1,0 +1,8 @@
+//! The operator's views of a group, over a [`client`](crate::client) connection and read-only:
+//! [`describe`] of a classic group (its members' subscriptions and assignments decoded, the
+//! metadata record's size), [`streams`] for a KIP-1071 streams group, and [`watch`], which
+//! follows a group of either protocol and explains each rebalance.
+
+pub mod describe;
+pub mod streams;
+pub mod watch;
