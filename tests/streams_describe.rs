@@ -281,6 +281,42 @@ fn describe_json_of_a_streams_group_uses_kafkas_field_names() {
     assert_eq!(v["topology"]["subtopologies"][1]["stateChangelogTopics"][0]["name"], "wc-counts-changelog");
 }
 
+/// `m-b` also reports 1_2 with an end offset sum of Long.MAX_VALUE, as Kafka Streams does while it
+/// does not know the changelog's end offset yet.
+fn group_with_an_unknown_end_offset() -> DescribedGroup {
+    let mut g = streams_group();
+    let b = g.members.iter_mut().find(|m| m.member_id == "m-b").unwrap();
+    b.task_offsets.push(offset("1", 2, 96));
+    b.task_end_offsets.push(offset("1", 2, i64::MAX));
+    g.assignor_name = None;
+    g
+}
+
+#[test]
+fn describe_shows_a_lag_from_an_unknown_end_offset_as_unknown_never_as_a_number() {
+    let script = || Script {
+        listed_type: Some("streams"),
+        with_list_groups: true,
+        streams_versions: Some((0, 0)),
+        streams_group: Some(group_with_an_unknown_end_offset()),
+        ..Script::default()
+    };
+    let out = describe(&start(script()), &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("1_1 600, 1_2 unknown"), "{text}");
+    assert!(!text.contains("9223372036854775"), "{text}");
+
+    let out = describe(&start(script()), &["--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let b = &v["members"][1];
+    assert_eq!(b["taskLags"]["1_1"], 600);
+    assert_eq!(b["taskLags"]["1_2"], Value::Null, "{b}");
+    assert!(b["taskLagsUnknown"]["1_2"].as_str().unwrap().contains("does not know the changelog end offset"), "{b}");
+    assert!(v["members"][0].get("taskLagsUnknown").is_none(), "only where a lag is unknown");
+}
+
 #[test]
 fn describe_says_a_group_that_does_not_exist_does_not_exist() {
     let address = start(Script {

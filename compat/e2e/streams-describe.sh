@@ -92,7 +92,13 @@ assert len(active) == len(set(active)) and len(active) >= 8, active   # 2 subtop
 subs = g["topology"]["subtopologies"]
 assert any(t["name"].endswith("-counts-changelog") for s in subs for t in s["stateChangelogTopics"]), subs
 assert "changelog topics" in text and "-counts-changelog" in text
-print(f"ok: {n} members, {len(active)} active tasks, each once")
+# An unknown end offset (Long.MAX_VALUE while a member does not know it) is never a lag: no lag
+# shown is above the records produced so far (4,000 in all; each makes one changelog update).
+lags = [(m["memberId"], t, l) for m in g["members"] for t, l in m.get("taskLags", {}).items()]
+assert all(l is None or 0 <= l <= 4000 for _, _, l in lags), lags
+assert all(t in m.get("taskLagsUnknown", {}) for m in g["members"] for t, l in m.get("taskLags", {}).items() if l is None), g["members"]
+assert "922337203685477" not in text and "922337203685477" not in open(sys.argv[2]).read(), "a sentinel printed as a number"
+print(f"ok: {n} members, {len(active)} active tasks, each once; {len(lags)} lags reported, {sum(l is None for _, _, l in lags)} unknown")
 PY
 }
 

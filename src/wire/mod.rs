@@ -44,7 +44,7 @@ pub use offset_sums::OffsetSums;
 pub use subscription_info::{SubscriptionInfo, TaskStates};
 pub use types::{
     AssignorError, EndpointError, HostInfo, LATEST_OFFSET, NextRebalance, ParseTaskIdError, ParseTopicPartitionError,
-    ProcessId, TaskId, TopicPartition, UNKNOWN_OFFSET_SUM, end_offset_sum,
+    ProcessId, TaskId, TopicPartition, UNKNOWN_END_OFFSET_SUM, UNKNOWN_OFFSET_SUM, end_offset_sum,
 };
 
 /// The newest `SubscriptionInfo`/`AssignmentInfo` version (Kafka 3.2 through 4.4).

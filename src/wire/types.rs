@@ -344,6 +344,14 @@ pub const LATEST_OFFSET: i64 = -2;
 /// v1–6 subscription uses it for every standby task.
 pub const UNKNOWN_OFFSET_SUM: i64 = -3;
 
+/// The end-offset sum a streams-protocol member (KIP-1071) reports for a task when it does not
+/// know the end offset of one of the task's changelogs yet, or when the sum overflows: Java's
+/// `Long.MAX_VALUE` (Kafka Streams 4.4.0, `DefaultStateUpdater`'s
+/// `updateTaskEndOffsetSumSnapshot`). The same value as a task's offset sum means that the sum
+/// overflowed (`StateDirectory.sumOfChangelogOffsets`). Either way it is not a position in the
+/// changelog: a lag from it is unknown, never a number.
+pub const UNKNOWN_END_OFFSET_SUM: i64 = i64::MAX;
+
 /// The changelog end-offset sum of a task as Kafka's leader computes it: the sum of its
 /// changelog partitions' end offsets, pinned to `i64::MAX` on overflow.
 ///

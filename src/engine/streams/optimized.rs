@@ -14,7 +14,7 @@ use crate::engine::snapshot::Snapshot;
 use crate::engine::{
     AssignmentConfigs, AssignmentInput, ClientInput, Followup, OptimizedTaskAssignor, PreviousRebalance, TaskAssignor,
 };
-use crate::wire::{LATEST_OFFSET, ProcessId, TaskId};
+use crate::wire::{LATEST_OFFSET, ProcessId, TaskId, UNKNOWN_END_OFFSET_SUM};
 
 /// The assignor's name, as `group.streams.assignors` and `streams.assignor.name` know it.
 pub const OPTIMIZED_ASSIGNOR_NAME: &str = "optimized";
@@ -316,7 +316,8 @@ impl Group {
                     for (&p, &offset) in parts {
                         if let Some(t) = stateful_task(index, shape, sub, p) {
                             merge_offset(&mut sums, t.clone(), offset);
-                            if offset >= 0 {
+                            // An overflowed sum (Long.MAX_VALUE) says nothing of the end.
+                            if (0..UNKNOWN_END_OFFSET_SUM).contains(&offset) {
                                 raise(&mut end_offsets, t, offset);
                             }
                         }
@@ -324,7 +325,8 @@ impl Group {
                 }
                 for (sub, parts) in &member.task_end_offsets {
                     for (&p, &offset) in parts {
-                        if let Some(t) = stateful_task(index, shape, sub, p) {
+                        // An end offset the member does not know yet (Long.MAX_VALUE) is no end.
+                        if let (Some(t), true) = (stateful_task(index, shape, sub, p), offset != UNKNOWN_END_OFFSET_SUM) {
                             raise(&mut end_offsets, t, offset.max(0));
                         }
                     }

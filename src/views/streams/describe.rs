@@ -20,7 +20,9 @@
 //! not), and with the changelog offset sums it last reported per task (`TaskOffsets`) next to the
 //! end offset sums it reported (`TaskEndOffsets`). Their difference is the member's own lag per
 //! task, as of its last heartbeat that carried them: [`member_lags`]. The coordinator holds no
-//! end offsets of its own, so tasks the member did not report have no lag.
+//! end offsets of its own, so tasks the member did not report have no lag, and a sentinel the
+//! member sent instead of an offset (Long.MAX_VALUE while it does not know a changelog's end)
+//! is shown as an unknown lag ([`ReportedLag`]), never as a number.
 //!
 //! The errors ([`StreamsDescribeError`]) each say what happened in a sentence; the command line
 //! exits with code 1 for all of them.
@@ -39,7 +41,7 @@ use crate::client::connection::{Connection, ConnectionError, ErrorCode, check, f
 use crate::views::describe::{self as classic, DescribeGroupError};
 use crate::client::net::client_config::Security;
 use crate::leader::Topology;
-use crate::wire::{DecodeError, EncodeError};
+use crate::wire::{DecodeError, EncodeError, UNKNOWN_END_OFFSET_SUM};
 
 /// `GROUP_AUTHORIZATION_FAILED`.
 pub const GROUP_AUTHORIZATION_FAILED: ErrorCode = ErrorCode(30);
@@ -293,21 +295,87 @@ pub fn streams_describe(
     Ok(StreamsGroupDescription { version, coordinator: broker, group: g })
 }
 
+/// A member's lag on one task as it reported it: records, or unknown and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportedLag {
+    /// The end offset sum less the offset sum, at least 0.
+    Records(i64),
+    /// No number can be told from what the member reported.
+    Unknown(UnknownLag),
+}
+
+/// Why a reported lag is unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownLag {
+    /// The member reported the end offset sum as Long.MAX_VALUE
+    /// ([`UNKNOWN_END_OFFSET_SUM`]): it does not know a changelog's end offset yet.
+    EndOffsetUnknown,
+    /// The member reported its offset sum as Long.MAX_VALUE: the sum overflowed.
+    OffsetSumOverflowed,
+    /// The member reported a negative offset sum or end offset sum, which no changelog has.
+    Negative,
+}
+
+impl UnknownLag {
+    /// The reason in words, for text and JSON.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Self::EndOffsetUnknown => "the member does not know the changelog end offset yet (it reported Long.MAX_VALUE)",
+            Self::OffsetSumOverflowed => "the member's offset sum overflowed (it reported Long.MAX_VALUE)",
+            Self::Negative => "the member reported a negative offset",
+        }
+    }
+}
+
+impl ReportedLag {
+    /// The lag of offset sum `offset` against end offset sum `end`, as a member reported them.
+    pub fn of(offset: i64, end: i64) -> Self {
+        match (offset, end) {
+            (_, UNKNOWN_END_OFFSET_SUM) => Self::Unknown(UnknownLag::EndOffsetUnknown),
+            (UNKNOWN_END_OFFSET_SUM, _) => Self::Unknown(UnknownLag::OffsetSumOverflowed),
+            (o, e) if o < 0 || e < 0 => Self::Unknown(UnknownLag::Negative),
+            (o, e) => Self::Records((e - o).max(0)),
+        }
+    }
+
+    /// The records, when known.
+    pub fn records(self) -> Option<i64> {
+        match self {
+            Self::Records(r) => Some(r),
+            Self::Unknown(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for ReportedLag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Records(r) => write!(f, "{r}"),
+            Self::Unknown(_) => f.write_str("unknown"),
+        }
+    }
+}
+
 /// Per task (`subtopologyId_partition`), the member's lag as it reported it: its end offset sum
 /// (`TaskEndOffsets`) minus its offset sum (`TaskOffsets`), at least 0, for the tasks it
-/// reported both for.
+/// reported both for; unknown where either is a sentinel rather than an offset
+/// ([`ReportedLag::of`]): Kafka Streams reports Long.MAX_VALUE as the end offset sum of a task
+/// while it does not know a changelog's end offset.
 ///
 /// ```
 /// use kstreams_assignor::client::streams::{Member, TaskOffset};
-/// use kstreams_assignor::views::streams::describe::member_lags;
+/// use kstreams_assignor::views::streams::describe::{ReportedLag, UnknownLag, member_lags};
 ///
 /// let t = |p, offset| { let mut t = TaskOffset::default(); t.subtopology_id = "0".into(); t.partition = p; t.offset = offset; t };
 /// let mut m = Member::default();
-/// m.task_offsets = vec![t(0, 90), t(1, 5)];
-/// m.task_end_offsets = vec![t(0, 100), t(2, 7)];
-/// assert_eq!(member_lags(&m).into_iter().collect::<Vec<_>>(), [("0_0".to_owned(), 10)]);
+/// m.task_offsets = vec![t(0, 90), t(1, 5), t(3, 5)];
+/// m.task_end_offsets = vec![t(0, 100), t(2, 7), t(3, i64::MAX)];
+/// assert_eq!(
+///     member_lags(&m).into_iter().collect::<Vec<_>>(),
+///     [("0_0".to_owned(), ReportedLag::Records(10)), ("0_3".to_owned(), ReportedLag::Unknown(UnknownLag::EndOffsetUnknown))]
+/// );
 /// ```
-pub fn member_lags(m: &crate::client::streams::Member) -> BTreeMap<String, i64> {
+pub fn member_lags(m: &crate::client::streams::Member) -> BTreeMap<String, ReportedLag> {
     let key = |t: &crate::client::streams::TaskOffset| format!("{}_{}", t.subtopology_id, t.partition);
     let ends: BTreeMap<String, i64> = m.task_end_offsets.iter().map(|t| (key(t), t.offset)).collect();
     m.task_offsets
@@ -315,7 +383,7 @@ pub fn member_lags(m: &crate::client::streams::Member) -> BTreeMap<String, i64> 
         .filter_map(|t| {
             let k = key(t);
             let end = *ends.get(&k)?;
-            Some((k, end.saturating_sub(t.offset).max(0)))
+            Some((k, ReportedLag::of(t.offset, end)))
         })
         .collect()
 }

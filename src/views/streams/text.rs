@@ -5,13 +5,14 @@
 //! ([`WIDTH`]); the topology's subtopologies with their topics last. `--verbose` adds the client,
 //! the raw offset sums and the authorized operations. The JSON is the group as Kafka's
 //! `StreamsGroupDescribeResponseDataJsonConverter` writes it, plus `groupType` and, per member,
-//! `taskLags`.
+//! `taskLags` (`null` where the lag is unknown) and, when some are unknown, `taskLagsUnknown`
+//! with the reason for each.
 
 use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::views::streams::describe::{StreamsGroupDescription, member_lags};
+use crate::views::streams::describe::{ReportedLag, StreamsGroupDescription, member_lags};
 use crate::client::streams::describe_response::{AUTHORIZED_OPERATIONS_OMITTED, strip_v1};
 use crate::client::streams::{Assignment, Member, TaskIds, TopicInfo};
 use crate::views::describe::text::{LABEL, WIDTH, fit, wrapped};
@@ -57,7 +58,13 @@ impl StreamsGroupDescription {
         }
         if let Some(members) = g.get_mut("members").and_then(Value::as_array_mut) {
             for (json, m) in members.iter_mut().zip(&self.group.members) {
-                json["taskLags"] = member_lags(m).into_iter().map(|(t, l)| (t, Value::from(l))).collect::<serde_json::Map<_, _>>().into();
+                let lags = member_lags(m);
+                json["taskLags"] = lags.iter().map(|(t, l)| (t.clone(), l.records().map_or(Value::Null, Value::from))).collect::<serde_json::Map<_, _>>().into();
+                let unknown: serde_json::Map<_, _> =
+                    lags.iter().filter_map(|(t, l)| match l { ReportedLag::Unknown(why) => Some((t.clone(), Value::from(why.reason()))), ReportedLag::Records(_) => None }).collect();
+                if !unknown.is_empty() {
+                    json["taskLagsUnknown"] = unknown.into();
+                }
             }
         }
         g

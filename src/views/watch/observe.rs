@@ -9,6 +9,7 @@ use crate::engine::AssignmentConfigs;
 use crate::views::describe::DescribedGroup;
 use crate::views::streams::describe::StreamsGroupDescription;
 use crate::client::streams::{TaskIds, TaskOffset};
+use crate::wire::UNKNOWN_END_OFFSET_SUM;
 
 /// A classic group at `at_ms` (see the [module docs](super#what-each-protocol-lets-one-see)):
 /// settled when `Stable` with every member's assignment decoded; the generation estimated from
@@ -88,7 +89,8 @@ pub fn streams(d: &StreamsGroupDescription, at_ms: i64) -> Observation {
                 standby: task_keys(&t.standby_tasks),
                 warmup: task_keys(&t.warmup_tasks),
                 offset_sums: offsets(&m.task_offsets),
-                end_offset_sums: offsets(&m.task_end_offsets),
+                // Long.MAX_VALUE: the member does not know the end yet; no end is better than a false one.
+                end_offset_sums: offsets(&m.task_end_offsets).into_iter().filter(|&(_, e)| e != UNKNOWN_END_OFFSET_SUM).collect(),
                 next_rebalance_ms: None,
             };
             (&look.member_id, &look.active, &look.standby, &look.warmup).hash(&mut digest);

@@ -30,7 +30,7 @@ fn warmup_text(w: &WarmupProgress) -> String {
         Some(l) => {
             let _ = write!(s, " lag {l}");
         }
-        None => s.push_str(" lag ?"),
+        None => s.push_str(" lag unknown"),
     }
     if let Some(r) = w.restore_rate {
         let _ = write!(s, " {r:.0}/s");

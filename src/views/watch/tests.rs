@@ -199,3 +199,23 @@ fn the_waiting_line_says_whether_the_group_rebalances_is_empty_or_waits_for_a_pr
     let Event::Waiting(x) = w.observe(empty) else { panic!() };
     assert!(x.line(Protocol::Classic).starts_with("no members (state Empty)"), "{}", x.line(Protocol::Classic));
 }
+
+#[test]
+fn a_streams_look_drops_the_end_offsets_a_member_does_not_know_yet() {
+    use crate::client::streams::{DescribedGroup, Member, TaskOffset};
+    use crate::views::streams::describe::StreamsGroupDescription;
+    let offset = |p: i32, offset: i64| TaskOffset { subtopology_id: "0".into(), partition: p, offset };
+    let member = |id: &str, end: i64| Member {
+        member_id: id.into(),
+        process_id: format!("p-{id}"),
+        task_offsets: vec![offset(0, 40)],
+        task_end_offsets: vec![offset(0, end), offset(1, i64::MAX)],
+        ..Member::default()
+    };
+    let group = DescribedGroup { members: vec![member("a", 100), member("b", i64::MAX)], ..DescribedGroup::default() };
+    let look = observe::streams(&StreamsGroupDescription { version: 0, coordinator: "b:9092".into(), group }, 0);
+    assert_eq!(look.members[0].end_offset_sums, [("0_0".to_owned(), 100)].into(), "1_0's Long.MAX_VALUE is no end");
+    assert!(look.members[1].end_offset_sums.is_empty());
+    // The group's end is the largest known one, not the sentinel.
+    assert_eq!(look.end_offset_sums, [("0_0".to_owned(), 100)].into());
+}

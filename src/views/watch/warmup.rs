@@ -21,6 +21,7 @@ use serde::Serialize;
 
 use crate::views::watch::{MemberLook, Observation, Role};
 use crate::engine::{AssignmentConfigs, TaskLag};
+use crate::wire::UNKNOWN_END_OFFSET_SUM;
 
 /// One restoring copy and how it progresses.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -53,8 +54,12 @@ fn sums(o: &Observation, process: &str, task: &str) -> (Option<i64>, Option<i64>
 
 /// The lag of an offset sum against an end-offset sum by Kafka's rule ([`TaskLag::compute`]: no
 /// offset sum reported is a restore from scratch), 0 for a running task; unknown without the end
-/// offsets or for an unknown offset sum.
+/// offsets or for an unknown offset sum (an overflowed sum, Long.MAX_VALUE, among them: it is no
+/// position, so no lag follows from it).
 fn lag(offset: Option<i64>, end: Option<i64>) -> Option<i64> {
+    if offset == Some(UNKNOWN_END_OFFSET_SUM) {
+        return None;
+    }
     match TaskLag::compute(offset, end?) {
         TaskLag::RUNNING_ACTIVE => Some(0),
         TaskLag(l) => (l >= 0).then_some(l),
@@ -97,7 +102,9 @@ pub fn progress(look: &Observation, base: Option<&Observation>, configs: &Assign
             let rate = base.and_then(|b| {
                 let dt = look.at_ms.checked_sub(b.at_ms).filter(|&d| d > 0)? as f64 / 1_000.0;
                 let (was, was_end) = sums(b, process, task);
-                let restored = offset.filter(|&o| o >= 0)? - was.filter(|&o| o >= 0)?;
+                // Sentinels (negative, or an overflowed Long.MAX_VALUE) are no position to count from.
+                let position = |o: Option<i64>| o.filter(|o| (0..UNKNOWN_END_OFFSET_SUM).contains(o));
+                let restored = position(offset)? - position(was)?;
                 let produced = match (end, was_end) {
                     (Some(e), Some(w)) => e - w,
                     _ => 0,
