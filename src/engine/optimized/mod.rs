@@ -20,7 +20,7 @@
 //! of them.
 
 mod holders;
-mod quotas;
+pub(crate) mod quotas;
 mod restore_rates;
 mod spares;
 mod spread;

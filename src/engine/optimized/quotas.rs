@@ -67,7 +67,7 @@ impl PartialOrd for DealKey {
 ///
 /// Complexity: O(N + total · log N) for the two deals, plus O(N) per unit by which the clamped
 /// claims miss the deal's sum.
-pub(super) fn sticky_quotas(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize, imbalance: u32) -> Vec<usize> {
+pub(crate) fn sticky_quotas(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize, imbalance: u32) -> Vec<usize> {
     quota_window(total, caps, start, claims, limit, imbalance, None).0
 }
 

@@ -27,6 +27,7 @@
 //! returns the target as it is, so the target never carries warm-up tasks.
 
 mod active;
+mod balance;
 mod input;
 mod members;
 mod optimized;

@@ -72,7 +72,10 @@ impl StreamsMemory {
 /// changes), so the target the engine plans is applied in this one assignment: the engine plans
 /// with unbounded warm-ups, then assigns as if they had caught up (see `apply_at_once`). The
 /// processes it chose restore the moved tasks, as under Kafka's sticky assignor, but they are
-/// chosen by lag and restore rate, and the group is balanced at once.
+/// chosen by lag and restore rate. Balance is a hard rule: where the engine's caught-up rule
+/// still leaves a process above its share, the balance step (`balance.rs`) moves the cheapest
+/// tasks to the processes below theirs, to the engine's own quotas, so no member is above
+/// ceil(tasks / members), as under `sticky`.
 /// * `topology`: the subtopologies with their task counts and stateful flags.
 /// * `memory`: this group's memory; read for restore rates and updated with this assignment.
 /// * `now_ms`: the host's clock, for the restore rates (the engine has none).
@@ -146,7 +149,8 @@ pub fn assign_optimized(
     let group = Group::new(spec, &index, &shape);
     let mut input = group.engine_input(spec, &index, &shape)?;
     input.previous_rebalance = memory.recall(now_ms, &input);
-    let assignment = apply_at_once(&mut input)?;
+    let mut assignment = apply_at_once(&mut input)?;
+    super::balance::balance_processes(&mut assignment, &input);
     memory.followup = Some(assignment.followup.clone());
     memory.snapshot = Snapshot::take(&mut input, now_ms);
 
@@ -212,7 +216,9 @@ fn apply_at_once(input: &mut AssignmentInput) -> Result<crate::engine::Assignmen
     let mut replaced: Vec<(usize, TaskId, Option<i64>)> = Vec::new();
     for client in &plan.clients {
         let Some(&c) = at.get(&client.process_id) else { continue };
-        if client.active_tasks.len() as u64 >= actives as u64 * u64::from(input.clients[c].capacity) / capacity {
+        // Below its share when its actives over its capacity fall short of the group's ratio
+        // (compared without dividing: a share of 2 tasks over 3 one-thread processes is 2/3, not 0).
+        if client.active_tasks.len() as u64 * capacity >= actives as u64 * u64::from(input.clients[c].capacity) {
             continue;
         }
         let sums = &mut input.clients[c].task_offset_sums;
