@@ -33,6 +33,13 @@ for f in ../fixtures/streams-group/{request,response,broker}/v*/*.bin; do
     case "$kind" in request/*) sel=$((v * 2 + 1)) ;; *) sel=$((v * 2)) ;; esac
     { printf "\\x0$sel"; cat "$f"; } > "corpus/streams_group_describe/$(echo "$kind" | tr / _)"
 done
+# StreamsGroupHeartbeat bodies, behind the same selector byte, from fixtures/streams-heartbeat.
+mkdir -p corpus/streams_group_heartbeat
+for f in ../fixtures/streams-heartbeat/{request,response}/v*/*.bin; do
+    kind="${f#../fixtures/streams-heartbeat/}"; v="${kind#*/v}"; v="${v%%/*}"
+    case "$kind" in request/*) sel=$((v * 2 + 1)) ;; *) sel=$((v * 2)) ;; esac
+    { printf "\\x0$sel"; cat "$f"; } > "corpus/streams_group_heartbeat/$(echo "$kind" | tr / _)"
+done
 # Plugin requests: version 1, application id "a", nowMs, dump flag, 1 config, 2 tasks (one stateful
 # with a source partition on rack "r"), 1 client with a rack, a tag, previous tasks and lags.
 mkdir -p corpus/plugin_request

@@ -14,6 +14,6 @@ cargo +nightly fuzz build -O 2>&1 | tail -1
 for target in $(cargo +nightly fuzz list); do
     extra=()
     # Broker responses: a reservation from a count the frame cannot hold is a crash here.
-    case "$target" in response | streams_group_describe) extra=(-malloc_limit_mb=64) ;; esac
+    case "$target" in response | streams_group_describe | streams_group_heartbeat) extra=(-malloc_limit_mb=64) ;; esac
     cargo +nightly fuzz run -O "$target" -- -max_total_time="$seconds" -max_len=8192 "${extra[@]}" 2>&1 | tail -1
 done

@@ -143,3 +143,29 @@ pub fn streams_group_describe(data: &[u8]) {
         Err(e) => panic!("a decoded response does not re-encode: {e}"),
     }
 }
+
+/// A `StreamsGroupHeartbeat` body, with the selector byte of [`streams_group_describe`]: the
+/// same checks, over the heartbeat request and response.
+#[cfg(feature = "net")]
+pub fn streams_group_heartbeat(data: &[u8]) {
+    use crate::client::streams::{StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse};
+    let Some((&which, body)) = data.split_first() else { return };
+    let version = i16::from(which / 2 % 2);
+    if which % 2 == 1 {
+        let Ok(request) = StreamsGroupHeartbeatRequest::decode(body, version) else { return };
+        let _ = request.to_json(version);
+        match request.encode(version) {
+            Ok(bytes) => assert_eq!(StreamsGroupHeartbeatRequest::decode(&bytes, version).expect("re-decodes"), request),
+            Err(crate::wire::EncodeError::StringTooLong { .. }) => {}
+            Err(e) => panic!("a decoded request does not re-encode: {e}"),
+        }
+        return;
+    }
+    let Ok((response, lenience)) = StreamsGroupHeartbeatResponse::decode_reporting(body, version) else { return };
+    let _ = (response.to_json(version), response.recovery_lag(), response.group_ready());
+    match response.encode(version) {
+        Ok(bytes) => assert_eq!(StreamsGroupHeartbeatResponse::decode(&bytes, version).expect("re-decodes"), response),
+        Err(crate::wire::EncodeError::StringTooLong { .. }) if !lenience.is_empty() => {}
+        Err(e) => panic!("a decoded response does not re-encode: {e}"),
+    }
+}

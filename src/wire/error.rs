@@ -18,6 +18,10 @@ pub enum MessageKind {
     StreamsGroupDescribeRequest,
     /// Kafka's `StreamsGroupDescribeResponse` (API key 89).
     StreamsGroupDescribeResponse,
+    /// Kafka's `StreamsGroupHeartbeatRequest` (API key 88).
+    StreamsGroupHeartbeatRequest,
+    /// Kafka's `StreamsGroupHeartbeatResponse` (API key 88).
+    StreamsGroupHeartbeatResponse,
 }
 
 impl fmt::Display for MessageKind {
@@ -29,6 +33,8 @@ impl fmt::Display for MessageKind {
             Self::AssignmentEnvelope => "ConsumerProtocolAssignment",
             Self::StreamsGroupDescribeRequest => "StreamsGroupDescribeRequest",
             Self::StreamsGroupDescribeResponse => "StreamsGroupDescribeResponse",
+            Self::StreamsGroupHeartbeatRequest => "StreamsGroupHeartbeatRequest",
+            Self::StreamsGroupHeartbeatResponse => "StreamsGroupHeartbeatResponse",
         })
     }
 }

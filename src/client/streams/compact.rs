@@ -119,6 +119,16 @@ pub(crate) fn i32s(r: &mut Reader<'_>, field: &'static str) -> Result<Vec<i32>, 
     Ok(out)
 }
 
+/// A non-nullable compact array of `int16`.
+pub(crate) fn i16s(r: &mut Reader<'_>, field: &'static str) -> Result<Vec<i16>, DecodeError> {
+    let n = count(r, field, 2)?;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        out.push(r.i16(field)?);
+    }
+    Ok(out)
+}
+
 /// A `bool` (any byte but `0` is true, as Java's `readByte() != 0`).
 pub(crate) fn boolean(r: &mut Reader<'_>, field: &'static str) -> Result<bool, DecodeError> {
     Ok(r.i8(field)? != 0)
@@ -213,6 +223,13 @@ pub(crate) fn put_strings(w: &mut Writer, field: &'static str, items: &[String])
 pub(crate) fn put_i32s(w: &mut Writer, field: &'static str, items: &[i32]) -> Result<(), EncodeError> {
     put_len(w, field, items.len())?;
     items.iter().for_each(|&v| w.i32(v));
+    Ok(())
+}
+
+/// Writes a compact array of `int16`.
+pub(crate) fn put_i16s(w: &mut Writer, field: &'static str, items: &[i16]) -> Result<(), EncodeError> {
+    put_len(w, field, items.len())?;
+    items.iter().for_each(|&v| w.i16(v));
     Ok(())
 }
 

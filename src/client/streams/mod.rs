@@ -1,11 +1,14 @@
 //! The messages of Kafka's streams groups (KIP-1071, `group.protocol=streams`) that the
-//! `kafka-protocol` crate does not have: `StreamsGroupDescribe` (API key 89), written from
-//! Kafka's message definitions (`StreamsGroupDescribeRequest.json`,
-//! `StreamsGroupDescribeResponse.json`). The `describe` of a streams group over them is
+//! `kafka-protocol` crate does not have: `StreamsGroupHeartbeat` (API key 88) and
+//! `StreamsGroupDescribe` (API key 89), written from Kafka's message definitions
+//! (`StreamsGroupHeartbeatRequest.json`, `StreamsGroupDescribeResponse.json`, …). The member
+//! over the heartbeat is [`member::streams`](crate::member::streams). The `describe` of a streams group over them is
 //! [`views::streams`](crate::views::streams).
 //!
 //! | message | versions | module |
 //! |---|---|---|
+//! | [`StreamsGroupHeartbeatRequest`] | 0–1 | [`heartbeat_request`] |
+//! | [`StreamsGroupHeartbeatResponse`] | 0–1 | [`heartbeat_response`] |
 //! | [`StreamsGroupDescribeRequest`] | 0–1 | [`describe_request`] |
 //! | [`StreamsGroupDescribeResponse`] | 0–1 | [`describe_response`] |
 //!
@@ -15,10 +18,15 @@
 //! [`DecodeError`] naming the field and its byte offset; a response
 //! must use every byte. Encoders refuse a field the version cannot carry. Unknown tagged fields
 //! are skipped (none is defined at v0–v1).
+//!
+//! The two messages have their own version ranges on a broker: [`API_KEY`] and
+//! [`HEARTBEAT_API_KEY`].
 
 pub(crate) mod compact;
 pub mod describe_request;
 pub mod describe_response;
+pub mod heartbeat_request;
+pub mod heartbeat_response;
 pub mod topology_description;
 
 pub use describe_request::StreamsGroupDescribeRequest;
@@ -26,6 +34,8 @@ pub use describe_response::{
     Assignment, DescribedGroup, Endpoint, KeyValue, Member, StreamsGroupDescribeResponse, Subtopology, TaskIds, TaskOffset,
     TopicInfo, Topology,
 };
+pub use heartbeat_request::{CopartitionGroup, HeartbeatSubtopology, HeartbeatTopology, StreamsGroupHeartbeatRequest};
+pub use heartbeat_response::{EndpointToPartitions, Status, StatusCode, StreamsGroupHeartbeatResponse, TopicPartitions};
 pub use topology_description::{
     TopologyDescription, TopologyDescriptionGlobalStore, TopologyDescriptionNode, TopologyDescriptionSubtopology,
 };
@@ -35,6 +45,9 @@ use crate::wire::{DecodeError, DecodeErrorKind};
 
 /// `StreamsGroupDescribe`'s API key.
 pub const API_KEY: i16 = 89;
+/// `StreamsGroupHeartbeat`'s API key (its versions, headers and guarantees are those of
+/// `StreamsGroupDescribe`: 0–1, flexible).
+pub const HEARTBEAT_API_KEY: i16 = 88;
 /// The oldest version this codec reads and writes.
 pub const MIN_VERSION: i16 = 0;
 /// The newest version this codec reads and writes (Kafka 4.4).
