@@ -43,6 +43,10 @@ pub struct MemberConfig {
     pub leader: LeaderConfig,
     /// How every connection is secured (TLS, SASL): `PLAINTEXT` by default.
     pub security: Security,
+    /// `client.rack`: the member's rack (sent on the streams protocol; none by default).
+    pub rack_id: Option<String>,
+    /// `client.tag.<key>`: the member's client tags, for the client-tag aware standby placement.
+    pub client_tags: BTreeMap<String, String>,
 }
 
 impl MemberConfig {
@@ -65,6 +69,8 @@ impl MemberConfig {
             topic_configs: BTreeMap::new(),
             leader: LeaderConfig::default(),
             security: Security::plaintext(),
+            rack_id: None,
+            client_tags: BTreeMap::new(),
         }
     }
 

@@ -52,6 +52,10 @@ impl MemberConfig {
                 "metadata.max.age.ms" => self.metadata_max_age_ms = num()?,
                 "client.id" => self.client_id = v.to_owned(),
                 "group.instance.id" => self.group_instance_id = Some(v.to_owned()),
+                "client.rack" => self.rack_id = Some(v.to_owned()).filter(|r| !r.is_empty()),
+                _ if k.starts_with("client.tag.") => {
+                    self.client_tags.insert(k["client.tag.".len()..].to_owned(), v.to_owned());
+                }
                 APPLICATION_SERVER_KEY => endpoint = Some(v.to_owned()),
                 _ if k.starts_with("topic.") => {
                     self.topic_configs.insert(k["topic.".len()..].to_owned(), v.to_owned());

@@ -141,6 +141,14 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
         self
     }
 
+    /// The callbacks to tell as the member's tasks change: the same
+    /// [`TaskCallbacks`](crate::member::TaskCallbacks) as the streams-protocol member's (the
+    /// classic protocol has no warm-ups on the wire: its standbys are standbys).
+    pub fn with_callbacks(mut self, callbacks: Box<dyn crate::member::TaskCallbacks + Send>) -> Self {
+        self.machine.set_callbacks(callbacks);
+        self
+    }
+
     /// The member id (empty before the first join).
     pub fn member_id(&self) -> &str {
         self.machine.member_id()
@@ -276,30 +284,7 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
     }
 
     fn find_coordinator(&self) -> Result<Connection, MemberError> {
-        let config = self.config();
-        let mut failures = Vec::new();
-        for broker in &config.bootstrap {
-            match self.find_coordinator_via(broker) {
-                Ok(c) => return Ok(c),
-                // A refused login or an untrusted certificate does not go away by trying again:
-                // fatal, as in Kafka's clients.
-                Err(e) if !e.is_network() && e.code().is_none() => return Err(MemberError::Connection(e)),
-                Err(e) if config.bootstrap.len() > 1 => failures.push(format!("{broker}: {e}")),
-                Err(e) => failures.push(e.to_string()),
-            }
-        }
-        let last = if failures.is_empty() { "no bootstrap broker".to_owned() } else { failures.join("; ") };
-        Err(MemberError::NoCoordinator { group: config.group_id.clone(), last })
-    }
-
-    fn find_coordinator_via(&self, broker: &str) -> Result<Connection, ConnectionError> {
-        let config = self.config();
-        let mut conn = Connection::connect(broker, &config.client_id, &config.security, config.request_timeout())?;
-        let address = find_coordinator(&mut conn, &config.group_id)?;
-        if address == broker {
-            return Ok(conn);
-        }
-        conn.open(&address)
+        connect_coordinator(self.config())
     }
 
     fn group(&self) -> GroupId {
@@ -487,4 +472,30 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
         };
         self.machine.assign(members, &cluster, &end_offsets, counts, now_ms())
     }
+}
+
+/// Finds `config.group_id`'s coordinator on the bootstrap brokers in turn and connects to it. A
+/// refused login or an untrusted certificate does not go away by trying again: fatal
+/// ([`MemberError::Connection`]), as in Kafka's clients; the rest is
+/// [`MemberError::NoCoordinator`].
+pub(crate) fn connect_coordinator(config: &MemberConfig) -> Result<Connection, MemberError> {
+    let via = |broker: &str| -> Result<Connection, ConnectionError> {
+        let mut conn = Connection::connect(broker, &config.client_id, &config.security, config.request_timeout())?;
+        let address = find_coordinator(&mut conn, &config.group_id)?;
+        if address == broker {
+            return Ok(conn);
+        }
+        conn.open(&address)
+    };
+    let mut failures = Vec::new();
+    for broker in &config.bootstrap {
+        match via(broker) {
+            Ok(c) => return Ok(c),
+            Err(e) if !e.is_network() && e.code().is_none() => return Err(MemberError::Connection(e)),
+            Err(e) if config.bootstrap.len() > 1 => failures.push(format!("{broker}: {e}")),
+            Err(e) => failures.push(e.to_string()),
+        }
+    }
+    let last = if failures.is_empty() { "no bootstrap broker".to_owned() } else { failures.join("; ") };
+    Err(MemberError::NoCoordinator { group: config.group_id.clone(), last })
 }

@@ -14,6 +14,7 @@ use crate::client::connection::ErrorCode;
 use crate::member::hook::{Followup, PartitionAssignorHook};
 use crate::member::config::MemberConfig;
 use crate::member::events::{GenerationRecord, MemberError, MemberEvent};
+use crate::member::tasks::{MemberTasks, NoCallbacks, TaskCallbacks};
 use crate::leader::{JoinMember, Topology};
 use crate::wire::{AssignmentEnvelope, ProcessId, SubscriptionEnvelope, TaskId, TopicPartition};
 
@@ -162,6 +163,18 @@ pub(crate) struct MemberMachine<H> {
     backoff: u64,
     events: VecDeque<MemberEvent>,
     outcome: Option<Result<(), MemberError>>,
+    /// The program's task callbacks, and the tasks they were last told of.
+    callbacks: Callbacks,
+    tasks: MemberTasks,
+}
+
+/// The task callbacks, boxed (they are the program's, and need not be `Debug`).
+pub(crate) struct Callbacks(pub(crate) Box<dyn TaskCallbacks + Send>);
+
+impl std::fmt::Debug for Callbacks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Callbacks")
+    }
 }
 
 impl<H: PartitionAssignorHook> MemberMachine<H> {
@@ -187,6 +200,31 @@ impl<H: PartitionAssignorHook> MemberMachine<H> {
             backoff,
             events: VecDeque::new(),
             outcome: None,
+            callbacks: Callbacks(Box::new(NoCallbacks)),
+            tasks: MemberTasks::default(),
+        }
+    }
+
+    /// The callbacks to tell as tasks change.
+    pub(crate) fn set_callbacks(&mut self, callbacks: Box<dyn TaskCallbacks + Send>) {
+        self.callbacks = Callbacks(callbacks);
+    }
+
+    /// Tells the callbacks of the new tasks: the active ones revoked first, then all.
+    fn tell_assigned(&mut self, next: MemberTasks) {
+        let revoked = self.tasks.revoked_by(&next);
+        if !revoked.is_empty() {
+            self.callbacks.0.on_tasks_revoked(&revoked);
+        }
+        self.callbacks.0.on_tasks_assigned(&next);
+        self.tasks = next;
+    }
+
+    /// Tells the callbacks that every task is lost (the member is out of the generation).
+    fn tell_lost(&mut self) {
+        if !self.tasks.is_empty() {
+            self.callbacks.0.on_all_tasks_lost();
+            self.tasks = MemberTasks::default();
         }
     }
 
@@ -231,6 +269,7 @@ impl<H: PartitionAssignorHook> MemberMachine<H> {
         if self.outcome.is_none() && self.stoppable() {
             self.outcome = Some(Ok(()));
             self.step = Step::Leave;
+            self.tell_assigned(MemberTasks::default());
         }
     }
 
@@ -461,6 +500,12 @@ impl<H: PartitionAssignorHook> MemberMachine<H> {
             _ => "probing rebalance".into(),
         };
         let given: Vec<TaskId> = received.active_tasks.keys().chain(received.standby_tasks.keys()).cloned().collect();
+        let tasks = MemberTasks {
+            active: received.active_tasks.keys().cloned().collect(),
+            standby: received.standby_tasks.keys().cloned().collect(),
+            warmup: BTreeSet::new(),
+        };
+        self.tell_assigned(tasks);
         self.events.push_back(MemberEvent::Received { generation_id: self.generation_id, assignment: Box::new(received), rejoin_at });
         if self.config.leader_only && !is_leader && !given.is_empty() {
             // Another member leads and gave this member tasks it will never run: leave, so
@@ -482,6 +527,7 @@ impl<H: PartitionAssignorHook> MemberMachine<H> {
         }
         match recovery(&e) {
             Recovery::Fatal => {
+                self.tell_lost();
                 self.outcome = Some(Err(e));
                 self.step = Step::Leave;
                 return;
@@ -493,6 +539,7 @@ impl<H: PartitionAssignorHook> MemberMachine<H> {
                 if forget_generation {
                     self.generation_id = -1;
                     self.owned.clear();
+                    self.tell_lost();
                 }
                 self.request_rejoin(e.to_string());
                 return;

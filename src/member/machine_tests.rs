@@ -279,3 +279,35 @@ fn a_stop_waits_while_the_coordinator_is_found_and_the_join_is_under_way() {
     m.close();
     assert!(matches!(m.poll_request(T0), Some(Request::JoinGroup { .. })));
 }
+
+#[test]
+fn the_task_callbacks_hear_the_assignment_then_the_loss_then_the_revocation_on_close() {
+    use crate::member::tasks::recording::Recorder;
+    let recorder = Recorder::default();
+    let mut m = machine(config());
+    m.set_callbacks(Box::new(recorder.clone()));
+    let join = connect(&mut m, T0);
+    m.handle_response(joined("m-1", "other", 1, Vec::new()), T0);
+    m.poll_request(T0);
+    m.handle_response(Response::Synced { assignment: assignment_for("m-1", metadata_of(&join)) }, T0);
+    let calls = recorder.take();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert!(calls[0].starts_with("assigned active [0_0 0_1 0_2 0_3 1_0"), "{calls:?}");
+    // Out of the generation: every task is lost, then the member joins again.
+    m.poll_request(T0);
+    assert!(matches!(m.poll_request(T0 + 3_000), Some(Request::Heartbeat { .. })));
+    m.handle_error(broker_error(ApiKey::Heartbeat, ErrorCode::UNKNOWN_MEMBER_ID), T0 + 3_000);
+    assert_eq!(recorder.take(), ["lost"]);
+    // Assigned again, then closed: the active tasks are revoked before the leave.
+    let join = m.poll_request(T0 + 3_000).expect("a JoinGroup");
+    m.handle_response(joined("m-2", "other", 2, Vec::new()), T0 + 3_000);
+    m.poll_request(T0 + 3_000);
+    m.handle_response(Response::Synced { assignment: assignment_for("m-2", metadata_of(&join)) }, T0 + 3_000);
+    recorder.take();
+    m.poll_request(T0 + 3_000);
+    m.close();
+    let calls = recorder.take();
+    assert!(calls[0].starts_with("revoked 0_0 0_1"), "{calls:?}");
+    assert_eq!(calls[1], "assigned active [] standby [] warm-up []");
+    assert!(matches!(m.poll_request(T0 + 3_000), Some(Request::LeaveGroup { .. })));
+}

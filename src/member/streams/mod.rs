@@ -1,0 +1,17 @@
+//! The member of a streams group (KIP-1071, `group.protocol=streams`): no leader, no
+//! assignment bytes; the group coordinator runs the task assignor and tells each member its
+//! tasks in `StreamsGroupHeartbeat` answers. The protocol as a sans-IO state machine
+//! (`machine`), the blocking member over a [`client`](crate::client) connection
+//! ([`StreamsGroupMember`]), the topology it declares (`topology`) and what it reports
+//! ([`events`]). Its task callbacks are the classic member's: [`TaskCallbacks`](crate::member::TaskCallbacks).
+
+mod driver;
+pub mod events;
+mod machine;
+#[cfg(test)]
+mod machine_tests;
+mod topology;
+
+pub use driver::{StreamsGroupMember, TopologySource, parse_endpoint};
+pub use events::{StreamsEvent, StreamsMemberError, status_text};
+pub use events::MemberState;
