@@ -34,8 +34,11 @@ enum Command {
     Assign(assign::AssignArgs),
     /// Simulate successive rebalances of a group until the assignment is stable.
     Simulate(simulate::SimulateArgs),
-    /// Join a Kafka Streams group on a real broker and lead it, taking no tasks (leader-only);
-    /// prints each generation's assignment as one line of JSON.
+    /// Join a Kafka Streams group on a real broker: on the classic protocol lead it, taking no
+    /// tasks (leader-only), and print each generation's assignment as one line of JSON; on the
+    /// streams protocol (`--protocol streams`) take tasks beside Java members and print each
+    /// member epoch's tasks as one line of JSON.
+    #[command(visible_alias = "join")]
     Lead(lead::LeadArgs),
     /// Describe a Kafka Streams group of either rebalance protocol: a classic group's subscriptions
     /// and assignments decoded, a streams group's (KIP-1071) members, assignments and topology.

@@ -20,10 +20,17 @@ pub(crate) struct LeadArgs {
     net: super::NetArgs,
     /// The group (`application.id`).
     #[arg(long)]
-    group: String,
-    /// The topology: the crate's topology JSON or `Topology#describe()` text.
+    pub(crate) group: String,
+    /// The rebalance protocol: `classic` (a consumer group; this member leads it) or `streams`
+    /// (a KIP-1071 streams group: the coordinator assigns, this member takes tasks like a Java
+    /// member).
+    #[arg(long, value_enum, default_value = "classic")]
+    pub(crate) protocol: Protocol,
+    /// The topology: the crate's topology JSON or `Topology#describe()` text. Required on the
+    /// classic protocol; on the streams protocol the member declares the group's own topology and
+    /// needs the file only to be the group's first member.
     #[arg(long)]
-    topology: PathBuf,
+    pub(crate) topology: Option<PathBuf>,
     /// Streams and consumer configs, `key=value` (repeatable): the task assignor's
     /// (`num.standby.replicas`, `acceptable.recovery.lag`, `max.warmup.replicas`,
     /// `probing.rebalance.interval.ms`, `rack.aware.assignment.*`, `internal.task.assignor.class`,
@@ -31,8 +38,9 @@ pub(crate) struct LeadArgs {
     /// `replication.factor`, `topic.*`, `session.timeout.ms`, `max.poll.interval.ms`,
     /// `heartbeat.interval.ms`, `request.timeout.ms`, `retry.backoff.ms`, `retry.backoff.max.ms`,
     /// `metadata.max.age.ms`, `client.id`, `group.instance.id`, `application.server`.
+    /// `client.rack`, `client.tag.<key>` (the streams protocol sends them).
     #[arg(long = "config", value_name = "KEY=VALUE")]
-    configs: Vec<String>,
+    pub(crate) configs: Vec<String>,
     /// Leave the group and exit after this many seconds (a number above 0, e.g. `90` or `0.5`).
     #[arg(long, value_name = "SECS", value_parser = super::parse_seconds, allow_negative_numbers = true)]
     exit_after: Option<std::time::Duration>,
@@ -40,12 +48,22 @@ pub(crate) struct LeadArgs {
     #[arg(long)]
     exit_on_stdin_close: bool,
     /// Be a client of the task assignment like a Java member (it still processes nothing),
-    /// instead of leader-only.
+    /// instead of leader-only (classic protocol; on the streams protocol a member always takes
+    /// tasks).
     #[arg(long)]
     with_tasks: bool,
     /// The process id to subscribe with (default: a random one).
     #[arg(long)]
-    process_id: Option<String>,
+    pub(crate) process_id: Option<String>,
+}
+
+/// The rebalance protocol `lead` (`join`) speaks.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Protocol {
+    /// The consumer group protocol (JoinGroup/SyncGroup), Kafka Streams' classic one.
+    Classic,
+    /// KIP-1071's streams group protocol (StreamsGroupHeartbeat), Kafka 4.2 and later.
+    Streams,
 }
 
 #[derive(clap::Args)]
@@ -67,7 +85,7 @@ pub(crate) struct DescribeArgs {
 }
 
 /// The member configuration from `key=value` pairs, and `application.server`.
-fn member_config(args: &LeadArgs) -> Result<(member::MemberConfig, Option<String>), String> {
+pub(crate) fn member_config(args: &LeadArgs) -> Result<(member::MemberConfig, Option<String>), String> {
     let mut config = member::MemberConfig::new(args.bootstrap[0].clone(), args.group.clone());
     config.bootstrap = super::split_servers(&args.bootstrap);
     config.security = args.net.security()?;
@@ -143,52 +161,96 @@ pub(crate) fn watch_stdout(reason: Arc<AtomicU8>, flag: Arc<AtomicBool>) {
 #[cfg(not(unix))]
 pub(crate) fn watch_stdout(_reason: Arc<AtomicU8>, _flag: Arc<AtomicBool>) {}
 
+/// The process id of `--process-id`, or a random one.
+pub(crate) fn parse_process_id(args: &LeadArgs) -> Result<wire::ProcessId, String> {
+    match &args.process_id {
+        Some(p) => p.parse::<wire::ProcessId>().map_err(|e| format!("--process-id: {e}")),
+        None => Ok(wire::ProcessId::random()),
+    }
+}
+
+/// What stops a joined member: a signal, `--exit-after`, the end of standard input
+/// (`--exit-on-stdin-close`) or a closed standard output; and the process's own end should the
+/// member not leave within [`STOP_BUDGET`] of it.
+pub(crate) struct Stops {
+    pub(crate) flag: Arc<AtomicBool>,
+    pub(crate) reason: Arc<AtomicU8>,
+    pub(crate) started: Instant,
+    deadline: Option<Instant>,
+}
+
+impl Stops {
+    pub(crate) fn install(args: &LeadArgs) -> Result<Self, String> {
+        let flag = Arc::new(AtomicBool::new(false));
+        let reason = Arc::new(AtomicU8::new(RUNNING));
+        {
+            let (flag, reason) = (flag.clone(), reason.clone());
+            ctrlc::set_handler(move || request_stop(&reason, &flag, SIGNALLED))
+                .map_err(|e| format!("cannot install the signal handler: {e}"))?;
+        }
+        if args.exit_on_stdin_close {
+            let (flag, reason) = (flag.clone(), reason.clone());
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+                request_stop(&reason, &flag, STDIN_CLOSED);
+            });
+        }
+        watch_stdout(reason.clone(), flag.clone());
+        {
+            // Once asked to stop, the member leaves within about a second; should it not (a
+            // connect that hangs), the process ends anyway.
+            let flag = flag.clone();
+            std::thread::spawn(move || {
+                while !flag.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                std::thread::sleep(STOP_BUDGET);
+                say!("error: did not leave the group within {} ms of the stop; exiting", STOP_BUDGET.as_millis());
+                std::process::exit(1);
+            });
+        }
+        let started = Instant::now();
+        let deadline = args.exit_after.and_then(|d| started.checked_add(d));
+        Ok(Self { flag, reason, started, deadline })
+    }
+
+    /// Whether the member is to stop now.
+    pub(crate) fn due(&self) -> bool {
+        self.flag.load(Ordering::SeqCst) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Says why the member stopped, if something stopped it.
+    pub(crate) fn report(&self) {
+        match self.reason.load(Ordering::SeqCst) {
+            SIGNALLED => say!("stopped by a signal"),
+            STDOUT_CLOSED => say!("standard output closed: stopped"),
+            STDIN_CLOSED => say!("standard input ended: stopped"),
+            _ => {}
+        }
+    }
+}
+
 /// `lead`: the assignments go to standard output as they happen, progress and warnings to
 /// standard error. It exits 0 after leaving the group at `--exit-after`, on SIGINT or SIGTERM,
 /// when standard input ends (`--exit-on-stdin-close`) or when standard output closes; 1 when it
 /// never joined the group or stopped on an error.
 pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
-    let topology = read_topology(&args.topology, &args.group)?;
-    let (config, endpoint) = member_config(&args)?;
-    let process_id = match &args.process_id {
-        Some(p) => p.parse::<wire::ProcessId>().map_err(|e| format!("--process-id: {e}"))?,
-        None => wire::ProcessId::random(),
+    if args.protocol == Protocol::Streams {
+        return super::streams_member::join(args);
+    }
+    let Some(topology_path) = &args.topology else {
+        return Err("--topology is required on the classic protocol (the leader assigns the topology's tasks)".into());
     };
-    let mut hook = member::StreamsMember::new(process_id);
+    let topology = read_topology(topology_path, &args.group)?;
+    let (config, endpoint) = member_config(&args)?;
+    let process_id = parse_process_id(&args)?;
+    let mut hook = member::StreamsMember::new(process_id).with_client_tags(config.client_tags.clone());
     if let Some(e) = endpoint {
         hook = hook.with_endpoint(e);
     }
-    let flag = Arc::new(AtomicBool::new(false));
-    let reason = Arc::new(AtomicU8::new(RUNNING));
-    {
-        let (flag, reason) = (flag.clone(), reason.clone());
-        ctrlc::set_handler(move || request_stop(&reason, &flag, SIGNALLED))
-            .map_err(|e| format!("cannot install the signal handler: {e}"))?;
-    }
-    if args.exit_on_stdin_close {
-        let (flag, reason) = (flag.clone(), reason.clone());
-        std::thread::spawn(move || {
-            let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
-            request_stop(&reason, &flag, STDIN_CLOSED);
-        });
-    }
-    watch_stdout(reason.clone(), flag.clone());
-    {
-        // Once asked to stop, the member leaves within about a second; should it not (a connect
-        // that hangs), the process ends anyway.
-        let flag = flag.clone();
-        std::thread::spawn(move || {
-            while !flag.load(Ordering::SeqCst) {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            std::thread::sleep(STOP_BUDGET);
-            say!("error: did not leave the group within {} ms of the stop; exiting", STOP_BUDGET.as_millis());
-            std::process::exit(1);
-        });
-    }
-    let started = Instant::now();
-    let deadline = args.exit_after.and_then(|d| started.checked_add(d));
-    let mut stop = || flag.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d);
+    let stops = Stops::install(&args)?;
+    let (flag, reason, started) = (stops.flag.clone(), stops.reason.clone(), stops.started);
+    let mut stop = || stops.due();
     say!("process id {process_id}, group {}, {}", args.group, if config.leader_only { "leader-only" } else { "with tasks" });
     let mut member = member::GroupMember::new(config, topology, hook).with_interrupt(flag.clone());
     let mut joined = false;
@@ -259,12 +321,7 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
     };
     let outcome = member.run(&mut stop, &mut on_event);
     outcome.map_err(|e| e.to_string())?;
-    match reason.load(Ordering::SeqCst) {
-        SIGNALLED => say!("stopped by a signal"),
-        STDOUT_CLOSED => say!("standard output closed: stopped"),
-        STDIN_CLOSED => say!("standard input ended: stopped"),
-        _ => {}
-    }
+    stops.report();
     if !joined {
         let last = outage.map(|(_, e)| format!(": {e}")).unwrap_or_default();
         return Err(format!("never joined group `{}` in {:.1} s{last}", args.group, started.elapsed().as_secs_f64()));
