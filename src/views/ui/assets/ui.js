@@ -26,6 +26,11 @@
     return e;
   }
   const short = (id) => (id && id.length > 8 ? id.slice(0, 8) : id || '?');
+  // A classic member id is `<client id>-StreamThread-<n>-consumer-<uuid>`: its thread and the uuid's start.
+  function memberLabel(id) {
+    const m = /StreamThread-(\d+)-consumer-(.{0,8})/.exec(id || '');
+    return m ? 'thread ' + m[1] + ' · ' + m[2] : short(id);
+  }
   const epochOf = (g) => (g ? (g.generationId ?? g.groupEpoch ?? g.epoch ?? null) : null);
   const epochName = () => (state && state.groupType === 'streams' ? 'epoch' : 'generation');
   const clock = (ms) => new Date(ms).toLocaleTimeString([], { hour12: false });
@@ -150,7 +155,7 @@
       })]));
       for (const m of members) {
         const row = el('tr', { class: 'member', 'data-member-id': m.memberId, 'data-process-id': process },
-          [el('th', { class: 'who mono', text: short(m.memberId), title: m.memberId })]);
+          [el('th', { class: 'who mono', text: memberLabel(m.memberId), title: m.memberId })]);
         const role = {};
         for (const [k, r] of [['warmupTasks', 'warmup'], ['standbyTasks', 'standby'], ['activeTasks', 'active']]) for (const t of m[k]) role[t] = r;
         for (const t of tasks) {
@@ -206,7 +211,12 @@
   function renderChanges(g) {
     const box = $('changes');
     box.replaceChildren();
-    const names = (list) => list.map((m) => short(m.processId) + ' (' + short(m.memberId) + ')').join(', ');
+    // By process: a classic process has a member per stream thread, and they come and go together.
+    const names = (list) => {
+      const by = new Map();
+      for (const m of list) by.set(m.processId, [...(by.get(m.processId) || []), m.memberId]);
+      return [...by.entries()].map(([p, ms]) => short(p) + ' (' + (ms.length === 1 ? memberLabel(ms[0]) : ms.length + ' members') + ')').join(', ');
+    };
     const parts = [];
     if (g.first) parts.push('First look: nothing to compare with.');
     if (g.joined.length) parts.push('Joined: ' + names(g.joined) + '.');
@@ -285,7 +295,7 @@
       if (!g.first && !g.moves.length) chips.push(el('span', { class: 'chip', text: 'no move' }));
       const li = el('li', { class: g === current ? 'selected' : '', 'data-index': g.index }, [
         el('div', {}, [el('b', { text: epochName() + ' ' + (epochOf(g) ?? '?') }), ' ',
-          el('span', { class: 'when', text: clock(g.atMs) + ' · ' + g.members + ' member(s)' })]),
+          el('span', { class: 'when', text: clock(g.atMs) + ' · ' + g.processes + ' process(es), ' + g.members.length + ' member(s)' })]),
         el('div', {}, chips),
       ]);
       li.addEventListener('click', () => {
