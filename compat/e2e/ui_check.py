@@ -169,7 +169,10 @@ def main():
         n = page.eval("document.querySelectorAll('#timeline li[data-index]').length")
         print(f"ok: the timeline has {n} generation(s); its oldest shows epoch {old}, then back to live")
         page.screenshot(args.screenshot)
-        print(f"ok: screenshot {args.screenshot}")
+        state = urllib.request.urlopen(args.url + "state.json", timeout=10).read()
+        with open(args.screenshot.replace(".png", "-state.json"), "wb") as f:
+            f.write(state)
+        print(f"ok: screenshot {args.screenshot}, state {len(state):,} bytes")
 
         if args.outage_stop:
             subprocess.run(["bash", "-c", args.outage_stop], check=True)

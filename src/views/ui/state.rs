@@ -157,6 +157,9 @@ impl Inner {
         if let Some(map) = v.as_object_mut() {
             map.remove("epoch");
             map.remove("assignment");
+            if let Some(size) = map.remove("recordSize") {
+                map.insert("groupRecordSize".to_owned(), size);
+            }
             map.insert(key.to_owned(), g.epoch.into());
             map.insert("index".to_owned(), self.next_index.into());
             map.insert("groupState".to_owned(), g.state.clone().into());

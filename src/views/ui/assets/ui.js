@@ -276,7 +276,7 @@
     box.append(el('div', { text: num(size.totalBytes) + ' of ' + num(size.limitBytes) + ' bytes (' + (f * 100).toFixed(1) + ' %)' }));
     const big = size.members.reduce((a, m) => (!a || m.recordBytes > a.recordBytes ? m : a), null);
     box.append(el('p', { class: 'note', text: (size.limitIsDefault ? 'Limit: message.max.bytes default (not read from the broker).'
-      : 'Limit: the broker\'s max.message.bytes.') + (big ? ' Largest member: ' + short(big.memberId) + ', ' + num(big.recordBytes) + ' bytes.' : '') +
+      : 'Limit: the broker\'s max.message.bytes.') + (big ? ' Largest member: ' + memberLabel(big.memberId) + ', ' + num(big.recordBytes) + ' bytes.' : '') +
       ' Above the limit every SyncGroup fails and the group rebalances without end.' }));
   }
 
