@@ -121,11 +121,35 @@ page() {
     for i in a b c; do kill "$(cat "$work/$app-$i.pid")" 2>/dev/null || true; rm -f "$work/$app-$i.pid"; done
 }
 
+# With a token: nothing without it, a cookie for it once in the query, then the cookie or a header.
+token="$(python3 -c 'import secrets; print(secrets.token_hex(16))')"
+app_probe="ui-probe-$(date +%s)"
+"$work/instance.sh" "$app_probe" a 8079 1
+settle "$app_probe" 1
+"$bin" ui --bootstrap "$bootstrap" --group "$app_probe" --listen "127.0.0.1:$ui_port" --token "$token" >/dev/null 2>"$work/ui-token.err" &
+echo $! >"$work/ui-token.pid"
+url="http://127.0.0.1:$ui_port"
+for _ in $(seq 50); do curl -s -o /dev/null "$url/" && break; sleep 0.2; done
+status() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+[[ "$(status "$url/state.json")" == 401 && "$(status -H "Cookie: kstreams_ui_token=wrong-$token" "$url/")" == 401 ]] ||
+    { echo "a request without the token was not refused" >&2; exit 1; }
+curl -s -D "$work/token.head" -o /dev/null "$url/?token=$token"
+grep -q "^HTTP/1.1 303" "$work/token.head" && grep -qi "^Set-Cookie: kstreams_ui_token=$token; Path=/; HttpOnly; SameSite=Strict" "$work/token.head" ||
+    { cat "$work/token.head" >&2; exit 1; }
+[[ "$(status -H "Cookie: kstreams_ui_token=$token" "$url/")" == 200 && "$(status -H "Authorization: Bearer $token" "$url/state.json")" == 200 ]] ||
+    { echo "the token was not taken" >&2; exit 1; }
+[[ "$(status -X POST -H "Authorization: Bearer $token" "$url/")" == 405 && "$(status -H "Authorization: Bearer $token" "$url/x")" == 404 ]] ||
+    { echo "a POST or an unknown path was not refused" >&2; exit 1; }
+echo "ok: with --token: 401 without it or with a wrong one, 303 with an HttpOnly SameSite=Strict cookie for ?token=, 200 with the cookie or a Bearer header; POST 405, unknown path 404"
+kill -INT "$(cat "$work/ui-token.pid")"; wait "$(cat "$work/ui-token.pid")"; rm "$work/ui-token.pid"
+kill "$(cat "$work/$app_probe-a.pid")"; rm "$work/$app_probe-a.pid"
+
 stamp="$(date +%s)"
 # Classic: two threads each, so four members, then six; the topology gives the changelogs' end
 # offsets, so the warm-ups' lags.
 page classic "ui-classic-$stamp" 4 6 2 "num.standby.replicas=1 acceptable.recovery.lag=100" "--topology $work/topology.txt"
 broker_pid="$(cat "$KAFKA_WORK/broker.pid")"
-page streams "ui-streams-$stamp" 2 3 1 "group.protocol=streams" "" \
+# Streams, its page behind the token: the browser gives it once in the query.
+page streams "ui-streams-$stamp" 2 3 1 "group.protocol=streams" "--token $token" --token "$token" \
     --outage-stop "kill -STOP $broker_pid" --outage-cont "kill -CONT $broker_pid"
 echo "ui: all checks hold in $((SECONDS - started)) s; screenshots target/ui-classic.png, target/ui-streams.png, target/ui-streams-outage.png"

@@ -101,9 +101,15 @@ def compare(args, page, members):
     raise AssertionError(f"the page's grid is not describe's: {last}")
 
 
+def state_json(args):
+    """/state.json, with the token as a script sends it."""
+    headers = {"Authorization": f"Bearer {args.token}"} if args.token else {}
+    return urllib.request.urlopen(urllib.request.Request(args.url + "state.json", headers=headers), timeout=10).read()
+
+
 def main():
     ap = argparse.ArgumentParser()
-    for a in ("url", "bin", "bootstrap", "group", "kind", "rebalance", "screenshot", "outage-stop", "outage-cont"):
+    for a in ("url", "bin", "bootstrap", "group", "kind", "rebalance", "screenshot", "outage-stop", "outage-cont", "token"):
         ap.add_argument("--" + a)
     ap.add_argument("--members", type=int, required=True)
     ap.add_argument("--members-after", type=int, required=True)
@@ -115,14 +121,15 @@ def main():
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            if json.load(urllib.request.urlopen(args.url + "state.json", timeout=5))["generations"]:
+            if json.loads(state_json(args))["generations"]:
                 break
         except OSError:
             pass
         time.sleep(0.2)
     with Browser(args.chromium) as browser:
         start = time.monotonic()
-        page = browser.open(args.url)
+        # With a token the browser gives it once in the query and goes on with the cookie it gets.
+        page = browser.open(args.url + (f"?token={args.token}" if args.token else ""))
         page.wait_for(f"document.body.dataset.epoch !== undefined && document.body.dataset.epoch !== '' && {rows_js} === {args.members}", 60,
                       poll=0.02)
         load = time.monotonic() - start
@@ -169,7 +176,8 @@ def main():
         n = page.eval("document.querySelectorAll('#timeline li[data-index]').length")
         print(f"ok: the timeline has {n} generation(s); its oldest shows epoch {old}, then back to live")
         page.screenshot(args.screenshot)
-        state = urllib.request.urlopen(args.url + "state.json", timeout=10).read()
+        assert page.eval("location.search") == "", "the token stays in the address bar"
+        state = state_json(args)
         with open(args.screenshot.replace(".png", "-state.json"), "wb") as f:
             f.write(state)
         print(f"ok: screenshot {args.screenshot}, state {len(state):,} bytes")

@@ -11,6 +11,7 @@
   let state = null;      // the whole state, changes applied
   let selected = null;   // the index of the generation shown, null: the latest (live)
   let serverUp = false;
+  let drawn = '';        // what the grid and the timeline were last drawn from
 
   const $ = (id) => document.getElementById(id);
   function el(tag, props, children) {
@@ -315,10 +316,16 @@
     document.title = state.groupId + ' · kstreams-assignor ui';
     const g = shown();
     renderStatus();
-    renderGrid(g);
+    // A look that changed nothing but its clock leaves the grid (of a large group, many cells) as it is.
+    const key = JSON.stringify([g && g.index, selected, state.generations.length, serverUp, (state.connection || {}).state,
+      selected === null && state.live ? state.live.warmups : null]);
+    if (key !== drawn) {
+      drawn = key;
+      renderGrid(g);
+      renderTimeline();
+    }
     renderWarmups(g);
     renderRecord();
-    renderTimeline();
     const s = state.summary || {};
     const moves = Object.values(s.movesByCause || {}).reduce((a, b) => a + b, 0);
     $('summary').textContent = (s.looks || 0) + ' look(s), ' + (s.generations || 0) + ' generation(s), ' + moves + ' move(s) since start';
@@ -328,7 +335,7 @@
   const source = new EventSource('events');
   source.addEventListener('snapshot', (e) => { serverUp = true; state = JSON.parse(e.data); render(); });
   source.addEventListener('update', (e) => { if (state) { apply(JSON.parse(e.data)); render(); } });
-  source.addEventListener('open', () => { serverUp = true; if (state) renderStatus(); });
-  source.addEventListener('error', () => { serverUp = false; if (state) { renderStatus(); $('grid').classList.add('stale'); } });
+  source.addEventListener('open', () => { serverUp = true; if (state) render(); });
+  source.addEventListener('error', () => { serverUp = false; if (state) render(); });
   setInterval(() => { if (state) renderStatus(); }, 1000);
 })();
