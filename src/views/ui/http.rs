@@ -124,7 +124,8 @@ impl Request {
 
     /// The query without the `token` parameter: where to send a browser once its cookie is set.
     pub fn location_without_token(&self) -> String {
-        let rest: Vec<&str> = self.query.as_deref().unwrap_or("").split('&').filter(|kv| !kv.is_empty() && !kv.starts_with("token=")).collect();
+        let query = self.query.as_deref().unwrap_or("");
+        let rest: Vec<&str> = query.split('&').filter(|kv| !kv.is_empty() && !kv.starts_with("token=")).collect();
         if rest.is_empty() { self.path.clone() } else { format!("{}?{}", self.path, rest.join("&")) }
     }
 }

@@ -39,7 +39,10 @@ pub enum UiError {
     )]
     NeedsToken(SocketAddr),
     /// A token too short or with characters that do not travel in a query or a cookie as they are.
-    #[error("--token: at least {min} characters, each a letter, a digit or one of `-._~` (e.g. from `openssl rand -hex 16`)", min = http::MIN_TOKEN_LEN)]
+    #[error(
+        "--token: at least {min} characters, each a letter, a digit or one of `-._~` (e.g. from `openssl rand -hex 16`)",
+        min = http::MIN_TOKEN_LEN
+    )]
     BadToken,
     /// The address cannot be listened on.
     #[error("cannot listen on {addr}: {source}{}", if source.kind() == std::io::ErrorKind::AddrInUse {

@@ -59,7 +59,9 @@ fn accepts_a_get_head_and_refuses_what_is_not_one() {
     let r = http::parse_head(b"GET /events?a=1&token=x HTTP/1.1\r\nHost: h\r\nCookie: a=b; kstreams_ui_token=t\r\n\r\n").unwrap();
     assert_eq!((r.path.as_str(), r.query_param("token"), r.cookie(http::TOKEN_COOKIE)), ("/events", Some("x"), Some("t")));
     assert_eq!(r.location_without_token(), "/events?a=1");
-    for bad in [&b"\r\n\r\n"[..], b"GET / HTTP/2\r\n\r\n", b"GET  / HTTP/1.1\r\n\r\n", b"GET / HTTP/1.1\r\nno colon\r\n\r\n", b"G\xffT / HTTP/1.1\r\n\r\n"] {
+    let bad_heads =
+        [&b"\r\n\r\n"[..], b"GET / HTTP/2\r\n\r\n", b"GET  / HTTP/1.1\r\n\r\n", b"GET / HTTP/1.1\r\nno colon\r\n\r\n", b"G\xffT / HTTP/1.1\r\n\r\n"];
+    for bad in bad_heads {
         assert!(matches!(http::parse_head(bad), Err(HeadError::Malformed(_))), "{bad:?}");
     }
     let many = format!("GET / HTTP/1.1\r\n{}\r\n", "a: b\r\n".repeat(http::MAX_HEADERS + 1));
@@ -104,7 +106,8 @@ fn serves_the_page_from_the_binary_and_refuses_the_rest() {
     assert_eq!(get(addr, "/ui.js", "").0, 200);
     assert_eq!(get(addr, "/ui.css", "").0, 200);
     assert_eq!(get(addr, "/nothing", "").0, 404);
-    let (status, head, _) = exchange(addr, format!("POST / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 3\r\n\r\nabc", addr.port()).as_bytes());
+    let post = format!("POST / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 3\r\n\r\nabc", addr.port());
+    let (status, head, _) = exchange(addr, post.as_bytes());
     assert_eq!(status, 405);
     assert!(head.contains("Allow: GET"), "{head}");
     assert_eq!(exchange(addr, b"\x16\x03\x01 hello\r\n\r\n").0, 400, "bytes of TLS or worse");
@@ -123,7 +126,8 @@ fn with_a_token_every_request_needs_it() {
     assert_eq!(get(addr, "/events", "").0, 401);
     let (status, head, _) = get(addr, &format!("/?token={TOKEN}"), "");
     assert_eq!(status, 303);
-    assert!(head.contains("Location: /\r\n") && head.contains(&format!("Set-Cookie: kstreams_ui_token={TOKEN}; Path=/; HttpOnly; SameSite=Strict")), "{head}");
+    let cookie = format!("Set-Cookie: kstreams_ui_token={TOKEN}; Path=/; HttpOnly; SameSite=Strict");
+    assert!(head.contains("Location: /\r\n") && head.contains(&cookie), "{head}");
     assert_eq!(get(addr, "/state.json", &format!("Cookie: kstreams_ui_token={TOKEN}\r\n")).0, 200);
     assert_eq!(get(addr, "/", "Cookie: kstreams_ui_token=wrong\r\n").0, 401);
 }
