@@ -48,8 +48,6 @@ pub(crate) fn ui(args: UiArgs) -> Result<String, CliError> {
     let (options, configs) = args.look.options(&args.target)?;
     let listener = ui::bind(args.listen).map_err(|e: UiError| e.to_string())?;
     let bound = listener.local_addr().map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
-    // Port 0 asks the system for one: the loopback names are of the port bound.
-    let access = if access.token.is_none() { ui::Access::loopback(bound.port()) } else { access };
     let interval_ms = u64::try_from(options.interval.as_millis()).unwrap_or(u64::MAX);
     let state = Arc::new(LiveState::new(&options.group, &options.bootstrap, interval_ms, configs.acceptable_recovery_lag));
     ui::server::spawn(listener, state.clone(), access).map_err(|e| format!("cannot start the server: {e}"))?;

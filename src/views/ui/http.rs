@@ -147,8 +147,9 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 pub struct Access {
     /// The token every request must carry, if any.
     pub token: Option<String>,
-    /// Without a token: the `Host` values allowed (the loopback names of the port), against
-    /// another site's page reaching this one by a name of its own (DNS rebinding).
+    /// Without a token: the host names a request's `Host` may have (the loopback names, on any
+    /// port, so that a tunnel's port works), against another site's page reaching this one by a
+    /// name of its own (DNS rebinding).
     pub hosts: Vec<String>,
 }
 
@@ -168,9 +169,9 @@ pub enum Verdict {
 }
 
 impl Access {
-    /// Access on `port` of a loopback address, without a token.
-    pub fn loopback(port: u16) -> Self {
-        Self { token: None, hosts: ["127.0.0.1", "localhost", "[::1]"].iter().map(|h| format!("{h}:{port}")).collect() }
+    /// Access on a loopback address, without a token.
+    pub fn loopback() -> Self {
+        Self { token: None, hosts: ["127.0.0.1", "localhost", "[::1]"].iter().map(|h| (*h).to_owned()).collect() }
     }
 
     /// Access by `token` only.
@@ -182,7 +183,12 @@ impl Access {
     pub fn check(&self, r: &Request) -> Verdict {
         let Some(token) = &self.token else {
             let host = r.header("host").unwrap_or("");
-            return if self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) { Verdict::Allowed } else { Verdict::ForeignHost };
+            // `name:port`, `[v6]:port`, or a name alone.
+            let name = match host.rsplit_once(':') {
+                Some((name, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => name,
+                _ => host,
+            };
+            return if self.hosts.iter().any(|h| h.eq_ignore_ascii_case(name)) { Verdict::Allowed } else { Verdict::ForeignHost };
         };
         let token = token.as_bytes();
         if let Some(q) = r.query_param("token") {

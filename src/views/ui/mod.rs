@@ -9,8 +9,9 @@
 //! # Who may see the page
 //!
 //! Without a token the server listens only on a loopback address ([`access_for`] refuses
-//! another) and answers only requests whose `Host` is a loopback name of its port, so that a
-//! page of another site cannot read it through a name of its own. With a token, every request
+//! another) and answers only requests whose `Host` is a loopback name (`127.0.0.1`, `localhost`,
+//! `[::1]`, any port: a tunnel's works), so that a page of another site cannot read it through a
+//! name of its own (DNS rebinding). With a token, every request
 //! carries it: once in the query (`/?token=…`, answered with a cookie and a redirect that drops
 //! it from the address bar), then in the cookie, or in an `Authorization: Bearer` header. The
 //! server only reads: it answers `GET` and nothing else, and the driver only describes the group.
@@ -70,7 +71,7 @@ pub fn access_for(addr: SocketAddr, token: Option<&str>) -> Result<Access, UiErr
     match token {
         Some(t) if !http::valid_token(t) => Err(UiError::BadToken),
         Some(t) => Ok(Access::with_token(t)),
-        None if addr.ip().is_loopback() => Ok(Access::loopback(addr.port())),
+        None if addr.ip().is_loopback() => Ok(Access::loopback()),
         None => Err(UiError::NeedsToken(addr)),
     }
 }

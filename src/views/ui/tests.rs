@@ -16,11 +16,11 @@ use crate::views::watch::{Watcher, observe};
 const TOKEN: &str = "0123456789abcdef-token";
 
 /// A server on a free loopback port; its state and address.
-fn serve(access: impl FnOnce(u16) -> Access) -> (Arc<LiveState>, SocketAddr) {
+fn serve(access: Access) -> (Arc<LiveState>, SocketAddr) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let state = Arc::new(LiveState::new("app", "127.0.0.1:9092", 1_000, 100));
-    server::spawn_with_deadline(listener, state.clone(), access(addr.port()), Duration::from_millis(300)).unwrap();
+    server::spawn_with_deadline(listener, state.clone(), access, Duration::from_millis(300)).unwrap();
     (state, addr)
 }
 
@@ -86,7 +86,7 @@ fn refuses_a_non_loopback_listen_without_a_token_and_a_weak_token() {
     assert!(matches!(access_for("[::]:8088".parse().unwrap(), None), Err(UiError::NeedsToken(_))));
     assert!(matches!(access_for("127.0.0.1:1".parse().unwrap(), Some("has a space in it, long")), Err(UiError::BadToken)));
     let loopback = access_for("[::1]:8088".parse().unwrap(), None).unwrap();
-    assert!(loopback.token.is_none() && loopback.hosts.contains(&"localhost:8088".to_owned()));
+    assert!(loopback.token.is_none() && loopback.hosts.contains(&"localhost".to_owned()));
 }
 
 #[test]
@@ -98,7 +98,7 @@ fn a_port_in_use_is_a_sentence_not_a_panic() {
 
 #[test]
 fn serves_the_page_from_the_binary_and_refuses_the_rest() {
-    let (_, addr) = serve(Access::loopback);
+    let (_, addr) = serve(Access::loopback());
     let (status, head, body) = get(addr, "/", "");
     assert_eq!(status, 200);
     assert!(head.contains("Content-Type: text/html") && head.contains("Content-Security-Policy: default-src 'none'"), "{head}");
@@ -115,11 +115,16 @@ fn serves_the_page_from_the_binary_and_refuses_the_rest() {
     assert_eq!(exchange(addr, b"GET / HTTP/1.1\r\nHost: 127.0.0.1").0, 408, "a head that never ends");
     let (status, _, body) = exchange(addr, b"GET / HTTP/1.1\r\nHost: attacker.example:80\r\n\r\n");
     assert_eq!(status, 403, "another name for this address (DNS rebinding): {body}");
+    assert_eq!(exchange(addr, b"GET / HTTP/1.1\r\nHost: localhost.attacker.example\r\n\r\n").0, 403);
+    assert_eq!(exchange(addr, b"GET / HTTP/1.1\r\n\r\n").0, 403, "no Host at all");
+    for tunnel in ["localhost:9999", "[::1]:1", "127.0.0.1"] {
+        assert_eq!(exchange(addr, format!("GET / HTTP/1.1\r\nHost: {tunnel}\r\n\r\n").as_bytes()).0, 200, "{tunnel}");
+    }
 }
 
 #[test]
 fn with_a_token_every_request_needs_it() {
-    let (_, addr) = serve(|_| Access::with_token(TOKEN));
+    let (_, addr) = serve(Access::with_token(TOKEN));
     let (status, _, body) = get(addr, "/state.json", "");
     assert_eq!(status, 401);
     assert!(body.contains("?token="), "{body}");
@@ -134,7 +139,7 @@ fn with_a_token_every_request_needs_it() {
 
 #[test]
 fn the_state_has_each_generation_with_kafka_field_names_and_the_outage() {
-    let (state, addr) = serve(Access::loopback);
+    let (state, addr) = serve(Access::loopback());
     for (report, summary) in two_generations() {
         state.apply(&report, &summary);
     }
@@ -161,7 +166,7 @@ fn the_state_has_each_generation_with_kafka_field_names_and_the_outage() {
 
 #[test]
 fn the_event_stream_sends_the_state_then_each_change_as_it_comes() {
-    let (state, addr) = serve(Access::loopback);
+    let (state, addr) = serve(Access::loopback());
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     write!(s, "GET /events HTTP/1.1\r\nHost: localhost:{}\r\n\r\n", addr.port()).unwrap();
