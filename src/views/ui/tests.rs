@@ -68,6 +68,27 @@ fn accepts_a_get_head_and_refuses_what_is_not_one() {
     assert_eq!(http::parse_head(many.as_bytes()), Err(HeadError::TooLarge));
 }
 
+proptest::proptest! {
+    #[test]
+    fn any_bytes_are_a_head_or_a_refusal_never_a_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..2_000)) {
+        let _ = http::parse_head(&bytes);
+        let _ = http::head_end(&bytes);
+    }
+}
+
+#[test]
+fn every_cut_of_a_head_parses_or_is_refused_and_the_server_goes_on() {
+    let head = format!("GET /state.json?token={TOKEN} HTTP/1.1\r\nHost: localhost:1\r\nCookie: a=b; c\r\n\r\n");
+    for n in 0..head.len() {
+        let _ = http::parse_head(&head.as_bytes()[..n]);
+    }
+    let (_, addr) = serve(Access::loopback());
+    for garbage in [&b"\0\0\0\0\r\n\r\n"[..], b"GET /\xff HTTP/1.1\r\n\r\n", b"GET / HTTP/1.1\r\nHost:\r\n\r\n", &[0xff; 9_000]] {
+        let _ = exchange(addr, garbage);
+    }
+    assert_eq!(get(addr, "/", "").0, 200, "still serving");
+}
+
 #[test]
 fn a_token_is_taken_from_the_query_once_then_the_cookie_or_a_bearer_header() {
     let access = Access::with_token(TOKEN);

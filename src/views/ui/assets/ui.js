@@ -294,16 +294,18 @@
       if (g.left.length) chips.push(el('span', { class: 'chip leave', text: '−' + g.left.length + ' left' }));
       for (const [c, n] of Object.entries(causes)) chips.push(el('span', { class: 'chip move', text: n + ' moved: ' + (CAUSES[c] || c) }));
       if (!g.first && !g.moves.length) chips.push(el('span', { class: 'chip', text: 'no move' }));
-      const li = el('li', { class: g === current ? 'selected' : '', 'data-index': g.index }, [
+      const li = el('li', { class: g === current ? 'selected' : '', 'data-index': g.index, tabIndex: 0 }, [
         el('div', {}, [el('b', { text: epochName() + ' ' + (epochOf(g) ?? '?') }), ' ',
           el('span', { class: 'when', text: clock(g.atMs) + ' · ' + g.processes + ' process(es), ' + g.members.length + ' member(s)' })]),
         el('div', {}, chips),
       ]);
-      li.addEventListener('click', () => {
+      const choose = () => {
         const latest = state.generations[state.generations.length - 1];
         selected = latest && g.index === latest.index ? null : g.index;
         render();
-      });
+      };
+      li.addEventListener('click', choose);
+      li.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); choose(); } });
       box.append(li);
     }
     if (state.droppedGenerations) box.append(el('li', { class: 'note', text: state.droppedGenerations + ' older generation(s) not kept' }));
