@@ -7,7 +7,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod cli;
 
-use cli::{CliError, assign, lead, simulate, watch, wire};
+use cli::{CliError, assign, lead, simulate, ui, watch, wire};
 
 #[derive(Parser)]
 #[command(
@@ -47,6 +47,11 @@ enum Command {
     /// generation or group epoch with who joined and left, every task that moved and why, and
     /// the warm-ups' progress.
     Watch(watch::WatchArgs),
+    /// Serve a live web page of a Kafka Streams group of either rebalance protocol, fed by the
+    /// same looks as `watch`: members by process against tasks by sub-topology, warm-ups' progress,
+    /// a timeline of generations with their moves and causes; read-only, on loopback unless a
+    /// token is given.
+    Ui(ui::UiArgs),
     /// Print a shell completion script, e.g. `kstreams-assignor completions bash > /etc/bash_completion.d/kstreams-assignor`.
     Completions {
         /// The shell.
@@ -79,6 +84,7 @@ fn main() -> ExitCode {
         Command::Lead(args) => text(lead::lead(args)),
         Command::Describe(args) => text(lead::describe(args)),
         Command::Watch(args) => text(watch::watch(args)),
+        Command::Ui(args) => ui::ui(args).map(String::into_bytes),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "kstreams-assignor", &mut out);

@@ -1,6 +1,6 @@
 //! `watch` against scripted brokers: a classic group whose generations this crate's leader
 //! assigned (a scale-out, warm-ups promoted, a member leaving), a broker that goes away and comes
-//! back, and the groups it refuses as `describe` does.
+//! back, and the groups it refuses as `describe` does; and `ui`, the same looks served as a page.
 
 // The scripted broker of the command-line tests, of which these use a part.
 #[allow(dead_code)]
@@ -411,4 +411,75 @@ fn describe_and_watch_show_the_metadata_bytes_and_warn_near_the_group_record_lim
     let bytes = bytes + members[1].2.len();
     assert!(text(&watched.stdout).contains(&format!("group record {bytes} bytes of 1048588")), "{}", text(&watched.stdout));
     assert!(text(&watched.stderr).contains("warning: the group's metadata record is"), "{}", text(&watched.stderr));
+}
+
+/// `GET path` from the `ui` on `port`: status and body (`None` while nothing listens).
+fn ui_get(port: u16, path: &str) -> Option<(u16, String)> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n").ok()?;
+    let mut out = String::new();
+    s.read_to_string(&mut out).ok()?;
+    let (head, body) = out.split_once("\r\n\r\n")?;
+    Some((head.split(' ').nth(1)?.parse().ok()?, body.to_owned()))
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn ui_serves_the_generations_watch_sees_as_state_json() {
+    let broker = phased_broker(scale_out(), 3);
+    let topology = temp_file("ui-topology.json", TOPOLOGY);
+    let port = free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let args = [
+        "ui", "--bootstrap", &broker.address(), "--group", "g", "--interval", "0.1", "--topology", topology.to_str().unwrap(),
+        "--listen", &listen,
+    ];
+    let child = spawn(&args);
+    let started = Instant::now();
+    let mut state = Value::Null;
+    while started.elapsed() < Duration::from_secs(20) {
+        if let Some((200, body)) = ui_get(port, "/state.json") {
+            state = serde_json::from_str(&body).unwrap();
+            if state["generations"].as_array().is_some_and(|g| g.len() == 4) {
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(ui_get(port, "/nothing").map(|r| r.0), Some(404));
+    interrupt(&child);
+    let out = wait_bounded(child, 20);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains(&format!("on http://{listen}/, read-only")), "{stderr}");
+    assert!(text(&out.stdout).starts_with("watched "), "the summary: {}", text(&out.stdout));
+    // The generations watch names, as watch names them, with the grid of each.
+    let generations = state["generations"].as_array().unwrap_or_else(|| panic!("{state}"));
+    assert_eq!(generations.iter().map(|g| g["generationId"].as_i64().unwrap()).collect::<Vec<_>>(), [5, 6, 7, 8], "{state}");
+    assert_eq!(state["groupType"], "classic");
+    assert_eq!(generations[1]["moves"][0]["cause"], "memberJoined");
+    assert_eq!(generations[2]["moves"][0]["cause"], "warmupPromoted");
+    let members = generations[1]["members"].as_array().unwrap();
+    let warmups: Vec<&str> = members.iter().flat_map(|m| m["warmupTasks"].as_array().unwrap()).map(|t| t.as_str().unwrap()).collect();
+    assert_eq!(warmups.len(), 2, "the replay names the warm-ups: {}", generations[1]);
+    assert_eq!(generations[1]["warmups"][0]["lag"], END);
+    assert!(generations[0]["groupRecordSize"]["totalBytes"].as_u64().unwrap() > 0);
+    assert_eq!(state["connection"]["state"], "connected");
+}
+
+#[test]
+fn ui_refuses_a_missing_group_as_watch_does() {
+    let broker = refusing_broker("Dead", 0);
+    let listen = format!("127.0.0.1:{}", free_port());
+    let served = wait_bounded(spawn(&["ui", "--bootstrap", &broker.address(), "--group", "g", "--listen", &listen]), 20);
+    let watched = wait_bounded(spawn(&["watch", "--bootstrap", &broker.address(), "--group", "g", "--interval", "0.1"]), 20);
+    let error = |o: &Output| text(&o.stderr).lines().find(|l| l.starts_with("error: ")).unwrap_or_default().to_owned();
+    assert_eq!(served.status.code(), Some(1), "{}", text(&served.stderr));
+    assert!(error(&served).contains("group `g` does not exist on"), "{}", text(&served.stderr));
+    assert_eq!(error(&served), error(&watched));
 }

@@ -5,6 +5,7 @@ pub(crate) mod io;
 pub(crate) mod lead;
 pub(crate) mod streams_member;
 pub(crate) mod simulate;
+pub(crate) mod ui;
 pub(crate) mod watch;
 pub(crate) mod wire;
 
@@ -74,7 +75,7 @@ pub(crate) fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
 /// `--timeout` when it is not given (Kafka's `request.timeout.ms`).
 pub(crate) const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// The group `describe` and `watch` look at: `--bootstrap`, [`NetArgs`] and `--group`, in that
+/// The group `describe`, `watch` and `ui` look at: `--bootstrap`, [`NetArgs`] and `--group`, in that
 /// order in `--help`. (`lead` takes `--bootstrap` repeated, so it declares its own.)
 #[derive(clap::Args)]
 pub(crate) struct GroupArgs {

@@ -22,6 +22,17 @@ pub(crate) struct WatchArgs {
     /// `input` is what `assign --input` takes.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    #[command(flatten)]
+    look: LookArgs,
+    /// Stop after this many seconds (a number above 0), with the summary.
+    #[arg(long, value_name = "SECS", value_parser = super::parse_seconds)]
+    exit_after: Option<Duration>,
+}
+
+/// How `watch` and `ui` look at the group, besides where: the interval, a classic group's
+/// topology, the assignor configs and the assignor of the replay.
+#[derive(clap::Args)]
+pub(crate) struct LookArgs {
     /// Seconds between looks (a number above 0).
     #[arg(long, value_name = "SECS", value_parser = super::parse_seconds, default_value = "2")]
     interval: Duration,
@@ -38,9 +49,28 @@ pub(crate) struct WatchArgs {
     /// `optimized`).
     #[arg(long, value_parser = AssignorParser, default_value = "HighAvailabilityTaskAssignor")]
     assignor: engine::AssignorKind,
-    /// Stop after this many seconds (a number above 0), with the summary.
-    #[arg(long, value_name = "SECS", value_parser = super::parse_seconds)]
-    exit_after: Option<Duration>,
+}
+
+impl LookArgs {
+    /// The driver's options for `target`, and the configs.
+    pub(crate) fn options(&self, target: &super::GroupArgs) -> Result<(WatchOptions, engine::AssignmentConfigs), String> {
+        let topology = self.topology.as_ref().map(|p| read_topology(p, &target.group)).transpose()?;
+        let configs = engine::AssignmentConfigs::default()
+            .with_overrides(key_values("--config", &self.configs)?)
+            .map_err(|e| format!("--config: {e}"))?;
+        let mut options = WatchOptions::new(target.bootstrap.clone(), target.group.clone());
+        options.security = target.net.security()?;
+        options.timeout = target.net.timeout_or_default();
+        options.interval = self.interval;
+        options.topology = topology;
+        options.configs = configs.clone();
+        Ok((options, configs))
+    }
+
+    /// A watcher of these configs and assignor.
+    pub(crate) fn watcher(&self, configs: engine::AssignmentConfigs) -> Watcher {
+        Watcher::new(configs).with_assignor(self.assignor)
+    }
 }
 
 /// How often a progress line is printed when standard error is not a terminal.
@@ -89,16 +119,7 @@ impl Progress {
 /// the summary on standard output at the end. Exits 0 when stopped (SIGINT, SIGTERM,
 /// `--exit-after`, standard output closed); 1 when the group cannot be watched, as `describe`.
 pub(crate) fn watch(args: WatchArgs) -> Result<String, String> {
-    let topology = args.topology.as_ref().map(|p| read_topology(p, &args.target.group)).transpose()?;
-    let configs = engine::AssignmentConfigs::default()
-        .with_overrides(key_values("--config", &args.configs)?)
-        .map_err(|e| format!("--config: {e}"))?;
-    let mut options = WatchOptions::new(args.target.bootstrap.clone(), args.target.group.clone());
-    options.security = args.target.net.security()?;
-    options.timeout = args.target.net.timeout_or_default();
-    options.interval = args.interval;
-    options.topology = topology;
-    options.configs = configs.clone();
+    let (options, configs) = args.look.options(&args.target)?;
     let mut json = match &args.json {
         None => None,
         Some(p) => Some(std::fs::File::create(p).map_err(|e| format!("--json {}: {e}", p.display()))?),
@@ -140,8 +161,8 @@ pub(crate) fn watch(args: WatchArgs) -> Result<String, String> {
     // Whether the metadata record's warning was given since it last went away.
     let mut warned = false;
     let (group, bootstrap) = (&args.target.group, &args.target.bootstrap);
-    say(&format!("watching group {group} through {bootstrap} every {:.1} s; Ctrl-C stops", args.interval.as_secs_f64()));
-    let mut watcher = Watcher::new(configs).with_assignor(args.assignor);
+    say(&format!("watching group {group} through {bootstrap} every {:.1} s; Ctrl-C stops", args.look.interval.as_secs_f64()));
+    let mut watcher = args.look.watcher(configs);
     let mut on = |report: Report, so_far: &Summary| {
         if let Ok(mut s) = summary.lock() {
             if s.is_some() {

@@ -222,9 +222,31 @@ pub struct Generation {
     /// Per process, its tasks by role (warm-ups named as far as the protocol or the replay
     /// tells them).
     pub assignment: BTreeMap<String, ProcessTasks>,
+    /// Member by member, its tasks by role (warm-ups named as in `assignment`), in member order;
+    /// not in the `--json` record.
+    #[serde(skip)]
+    pub member_tasks: Vec<MemberTasks>,
+    /// The group's state as the coordinator named it at the look; not in the `--json` record.
+    #[serde(skip)]
+    pub state: String,
+    /// Every task of the group ([`Observation::all_tasks`]); not in the `--json` record.
+    #[serde(skip)]
+    pub tasks: BTreeSet<String>,
     /// Classic: the input the replay ran on, which `assign --input` takes.
     #[serde(skip)]
     pub input: Option<AssignmentInput>,
+}
+
+/// One member's tasks in a generation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MemberTasks {
+    /// The member id.
+    pub member_id: String,
+    /// Its process.
+    pub process_id: String,
+    /// Its tasks by role.
+    pub tasks: ProcessTasks,
 }
 
 /// One process's tasks in a generation.
@@ -415,6 +437,17 @@ impl Watcher {
             record_size: look.record_size.clone(),
             probing_rebalance_at_ms: look.probing_rebalance_at_ms(),
             assignment: look.assignment(),
+            member_tasks: look
+                .members
+                .iter()
+                .map(|m| MemberTasks {
+                    member_id: m.member_id.clone(),
+                    process_id: m.process_id.clone(),
+                    tasks: ProcessTasks { active: m.active.clone(), standby: m.standby.clone(), warmup: m.warmup.clone() },
+                })
+                .collect(),
+            state: look.state.clone(),
+            tasks: look.all_tasks(),
             input: look.replay_input.clone(),
         };
         self.summary.generations += 1;
