@@ -54,7 +54,8 @@ pub enum StreamsEvent {
         /// The tasks now held.
         tasks: MemberTasks,
     },
-    /// A new member epoch (or the group became ready or not): what the member holds at it.
+    /// A new member epoch, new tasks within an epoch, or the group became ready or not: what the
+    /// member holds now.
     Epoch {
         /// The member epoch.
         epoch: i32,

@@ -393,13 +393,16 @@ impl StreamsMachine {
         }
         let ready_changed = ready != self.group_ready;
         self.group_ready = ready;
-        if self.target != self.owned {
+        let reconciled = self.target != self.owned;
+        if reconciled {
             self.state = MemberState::Reconciling;
             self.reconcile();
         } else if joined || matches!(self.state, MemberState::Reconciling) {
             self.state = MemberState::Stable;
         }
-        if joined || epoch_changed || ready_changed {
+        // The coordinator may raise the epoch first and give the tasks later (once their owners
+        // let go), at the same epoch: each change of what the member holds is reported.
+        if joined || epoch_changed || ready_changed || reconciled {
             self.events.push_back(StreamsEvent::Epoch {
                 epoch: self.epoch,
                 tasks: self.owned.clone(),

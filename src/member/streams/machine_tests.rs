@@ -384,3 +384,20 @@ fn a_network_error_refinds_the_coordinator_and_a_fatal_one_ends_the_member() {
     m.handle_error("TLS: certificate not trusted".into(), false, T0 + 5_110);
     assert!(matches!(m.take_outcome(), Some(Err(StreamsMemberError::Connection(_)))));
 }
+
+#[test]
+fn tasks_given_later_at_the_same_epoch_are_reported_as_they_come() {
+    let (mut m, rec) = machine_with(config());
+    m.poll_request(T0);
+    m.handle_response(Response::CoordinatorFound("b:9092".into()), T0);
+    heartbeat(m.poll_request(T0));
+    // The join is answered with the epoch and no task yet: their owners have not let go.
+    answer(&mut m, assigned(5, &[], &[], &[]), T0);
+    let seen = events(&mut m);
+    assert!(matches!(seen.last(), Some(StreamsEvent::Epoch { epoch: 5, tasks, .. }) if tasks.is_empty()), "{seen:?}");
+    heartbeat(m.poll_request(T0 + 5_000));
+    answer(&mut m, assigned(5, &[(1, &[2, 3])], &[], &[]), T0 + 5_010);
+    assert_eq!(rec.take(), ["assigned active [1_2 1_3] standby [] warm-up []"]);
+    let seen = events(&mut m);
+    assert!(matches!(seen.last(), Some(StreamsEvent::Epoch { epoch: 5, tasks, .. }) if tasks.active.len() == 2), "{seen:?}");
+}

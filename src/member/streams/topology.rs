@@ -46,13 +46,24 @@ pub(crate) fn described(conn: &mut Connection, group: &str, timeout: Duration) -
             subtopology_id: s.subtopology_id,
             source_topics: s.source_topics,
             source_topic_regex: Vec::new(),
-            state_changelog_topics: s.state_changelog_topics,
+            state_changelog_topics: s.state_changelog_topics.into_iter().map(as_declared).collect(),
             repartition_sink_topics: s.repartition_sink_topics,
-            repartition_source_topics: s.repartition_source_topics,
+            repartition_source_topics: s.repartition_source_topics.into_iter().map(as_declared).collect(),
             copartition_groups: Vec::new(),
         })
         .collect();
     Ok(Some(HeartbeatTopology { epoch: topology.epoch, subtopologies }))
+}
+
+/// An internal topic as a member declared it, from what the coordinator describes: the
+/// coordinator describes the topology it configured, with the partition counts it derived, where
+/// members declare none (a changelog must not have one; a repartition topic of the DSL has none
+/// unless `Repartitioned.numberOfPartitions` fixed it, a case that needs the topology file), and
+/// its configs in any order, where members send them sorted by key.
+fn as_declared(mut t: TopicInfo) -> TopicInfo {
+    t.partitions = 0;
+    t.topic_configs.sort_by(|a, b| a.key.cmp(&b.key));
+    t
 }
 
 fn configs(map: BTreeMap<String, String>) -> Vec<KeyValue> {
