@@ -896,7 +896,7 @@ fn each_limitation_the_readme_states_is_what_the_tool_does() {
     // becomes supported, this test fails until the section says so.
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let section = readme.split("## Limitations").nth(1).and_then(|s| s.split("\n## ").next()).expect("a Limitations section");
-    for claim in ["classic protocol only", "PEM trust and key stores only", "no Kerberos", "subscribed by pattern are refused", "--max-input-bytes"] {
+    for claim in ["PEM trust and key stores only", "no Kerberos", "subscribed by pattern are refused", "--max-input-bytes"] {
         assert!(section.contains(claim), "the Limitations section no longer says `{claim}`:\n{section}");
     }
     let refused = |name: &str, properties: &str, needle: &str| {
@@ -914,4 +914,17 @@ fn each_limitation_the_readme_states_is_what_the_tool_does() {
     assert!(stderr(&out).contains("subscribes to the topic pattern"), "{}", stderr(&out));
     let out = run_bounded(&["decode", "--max-input-bytes", "16", "-"], &[b'0'; 64], 30);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+#[test]
+fn join_on_the_streams_protocol_says_plainly_when_it_cannot_start() {
+    // No broker: the member cannot read the group's topology and exits 1 in words, no panic.
+    let out = run_bounded(&["join", "--protocol", "streams", "--bootstrap", "127.0.0.1:9", "--group", "g", "--timeout", "2s"], b"", 30);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot connect to 127.0.0.1:9"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    // The classic protocol still needs the topology file; the streams one does not.
+    let out = run_bounded(&["lead", "--bootstrap", "127.0.0.1:9", "--group", "g"], b"", 30);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--topology is required on the classic protocol"), "{}", stderr(&out));
 }

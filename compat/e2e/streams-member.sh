@@ -2,7 +2,7 @@
 # Rust members in a KIP-1071 streams group beside Java Kafka Streams members on a real Kafka 4.4.0
 # broker (KRaft, loopback): `kstreams-assignor join --protocol streams` joins, leaves, is killed,
 # is fenced after a pause past the session timeout, rejoins with its group.instance.id, and rides
-# out a broker pause; describe agrees with what each member printed, the Java output stays exact.
+# out a broker pause and a restart; describe agrees with what each member printed, the Java output stays exact.
 # The checks are in streams_member.py.
 #
 #   compat/e2e/streams-member.sh
@@ -35,6 +35,6 @@ group.streams.session.timeout.ms=$E2E_SESSION_MS
 group.streams.min.heartbeat.interval.ms=1000
 group.streams.heartbeat.interval.ms=2000"
 "$root/compat/kafka/broker.sh" start
-export KAFKA_BOOTSTRAP="127.0.0.1:$KAFKA_PORT" KAFKA_BROKER_PID="$(cat "$KAFKA_WORK/broker.pid")"
+export KAFKA_BOOTSTRAP="127.0.0.1:$KAFKA_PORT" KAFKA_BROKER_SCRIPT="$root/compat/kafka/broker.sh"
 python3 "$here/streams_member.py"
 echo "streams-member.sh: done in $((SECONDS - started)) s"

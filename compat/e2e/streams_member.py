@@ -1,11 +1,13 @@
 """Rust members in a KIP-1071 streams group beside Java Kafka Streams members, on a real broker
 (compat/e2e/streams-member.sh). Two CountApp instances (group.protocol=streams) process the word
 count; `kstreams-assignor join --protocol streams` members join, leave, are killed, stopped past
-the session timeout (fenced) and rejoin with their group.instance.id, while the broker pauses once.
+the session timeout (fenced) and rejoin with their group.instance.id, while the broker pauses once
+and restarts once.
 Each step waits for the group to settle and checks that `describe --json` agrees with the tasks
 each Rust member printed last; the Java instances' output must be exact at the end of each phase.
 
-Environment: KAFKA_BOOTSTRAP, KAFKA_BROKER_PID (the broker's process, paused with SIGSTOP once),
+Environment: KAFKA_BOOTSTRAP, KAFKA_BROKER_SCRIPT (compat/kafka/broker.sh, for a restart), KAFKA_WORK
+(its work directory: broker.pid, paused with SIGSTOP once),
 E2E_JAR (compat/e2e/java's jar), KSTREAMS_ASSIGNOR_BIN, E2E_WORK, E2E_SESSION_MS (the broker's
 group.streams.session.timeout.ms)."""
 
@@ -20,7 +22,7 @@ from pathlib import Path
 from common import json_lines, run, tail
 
 BOOTSTRAP = os.environ["KAFKA_BOOTSTRAP"]
-BROKER_PID = int(os.environ["KAFKA_BROKER_PID"])
+BROKER_SCRIPT = os.environ["KAFKA_BROKER_SCRIPT"]
 JAR = os.environ["E2E_JAR"]
 BIN = os.environ["KSTREAMS_ASSIGNOR_BIN"]
 WORK = Path(os.environ["E2E_WORK"])
@@ -196,12 +198,29 @@ def main():
         total = produced_and_exact(total + BATCH)
 
         # The broker pauses for 3 s (SIGSTOP): the members wait, retry and carry on.
-        os.kill(BROKER_PID, signal.SIGSTOP)
+        broker_pid = int((Path(os.environ["KAFKA_WORK"]) / "broker.pid").read_text())
+        os.kill(broker_pid, signal.SIGSTOP)
         time.sleep(3)
-        os.kill(BROKER_PID, signal.SIGCONT)
+        os.kill(broker_pid, signal.SIGCONT)
         g = settled_with(4, rust)
         assert r1.proc.poll() is None and r2.proc.poll() is None, "a Rust member exited on the broker's pause"
         say(f"after the broker's 3 s pause: {row(g, rust)}")
+
+        # The broker restarts on its storage: the coordinator goes away, then loads the group again.
+        down = time.monotonic()
+        must(["bash", BROKER_SCRIPT, "restart"], 180, "restarting the broker")
+        say(f"broker restarted in {time.monotonic() - down:.1f} s")
+        deadline = time.monotonic() + 60
+        while not all("reconnected to" in r.err.read_text() for r in rust):
+            if time.monotonic() > deadline:
+                sys.exit("a Rust member did not reconnect after the broker's restart:\n" + "".join(tail(r.err, 10) for r in rust))
+            time.sleep(0.5)
+        g = settled_with(4, rust, timeout=SESSION_MS / 1000 + 90)
+        assert r1.proc.poll() is None and r2.proc.poll() is None, "a Rust member exited on the broker's restart"
+        say(f"after the broker's restart, {time.monotonic() - down:.1f} s after it went down: {row(g, rust)}")
+        for r in rust:
+            say(f"  {r.name}: " + "; ".join(l.strip() for l in r.err.read_text().splitlines()
+                                             if "retrying" in l or "reconnected" in l or "lost" in l or "joined" in l)[-400:])
 
         # r2 is killed (SIGKILL): its tasks come back after the session timeout.
         killed_at = time.monotonic()

@@ -3,6 +3,8 @@
 #
 #   compat/kafka/broker.sh start    resolve the pinned jars (Maven), format fresh storage, start, wait
 #   compat/kafka/broker.sh stop     stop it (SIGTERM, then SIGKILL after 20 s)
+#   compat/kafka/broker.sh restart  stop it and start it again on the same storage (topics,
+#                                   groups and offsets kept), e.g. to see clients ride it out
 #   compat/kafka/broker.sh status   exit 0 when it is running
 #   compat/kafka/broker.sh classpath  print the broker classpath
 #
@@ -159,7 +161,15 @@ LOG
   cluster_id="$(java "${java_opts[@]}" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)"
   java "${java_opts[@]}" kafka.tools.StorageTool format -t "$cluster_id" -c "$work/server.properties" "${scram[@]}" \
     >"$work/format.log" 2>&1 || { cat "$work/format.log" >&2; return 1; }
-  nohup java "${java_opts[@]}" kafka.Kafka "$work/server.properties" >"$work/broker.log" 2>&1 &
+  launch "$cp"
+}
+
+# Starts the broker on the storage and server.properties of $work (`start` made them) and waits
+# for its port.
+launch() {
+  local java_opts=(-Xms256m -Xmx1g -XX:+UseG1GC -Djava.awt.headless=true
+    "-Dlog4j2.configurationFile=$work/log4j2.yaml" -cp "$1")
+  nohup java "${java_opts[@]}" kafka.Kafka "$work/server.properties" >>"$work/broker.log" 2>&1 &
   echo $! >"$pidfile"
   if ! wait_port 90; then
     echo "broker did not come up on 127.0.0.1:$port; last lines of $work/broker.log:" >&2
@@ -186,10 +196,19 @@ stop() {
   rm -f "$pidfile"
 }
 
+restart() {
+  [[ -f "$work/server.properties" ]] || { echo "no broker was started in $work" >&2; return 1; }
+  local cp; cp="$(classpath)"
+  if [[ -n "${KAFKA_EXTRA_CLASSPATH:-}" ]]; then cp="$cp:$KAFKA_EXTRA_CLASSPATH"; fi
+  stop
+  launch "$cp"
+}
+
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
+  restart) restart ;;
   status) running ;;
   classpath) classpath ;;
-  *) echo "usage: $0 start|stop|status|classpath" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|restart|status|classpath" >&2; exit 2 ;;
 esac

@@ -139,6 +139,10 @@ impl StreamsGroupMember {
                         machine.handle_error(error, retriable, now_ms());
                     }
                 }
+                if !machine.coordinator_known() {
+                    // NOT_COORDINATOR and the like: the next lookup asks the brokers again.
+                    self.coordinator = None;
+                }
                 continue;
             }
             if let Some(outcome) = machine.take_outcome() {

@@ -168,6 +168,11 @@ impl StreamsMachine {
         self.state
     }
 
+    /// Whether the member knows its coordinator (false after it moved or went away).
+    pub(crate) fn coordinator_known(&self) -> bool {
+        self.coordinator_known
+    }
+
     pub(crate) fn owned(&self) -> &MemberTasks {
         &self.owned
     }
