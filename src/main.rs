@@ -7,7 +7,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod cli;
 
-use cli::{CliError, assign, lead, simulate, ui, watch, wire};
+use cli::{CliError, assign, lead, simulate, streams_member, ui, watch, wire};
 
 #[derive(Parser)]
 #[command(
@@ -81,6 +81,7 @@ fn main() -> ExitCode {
         Command::Encode(args) => wire::encode(args),
         Command::Assign(args) => text(assign::assign(args)),
         Command::Simulate(args) => simulate::simulate(args).map(String::into_bytes),
+        Command::Lead(args) if args.protocol == lead::Protocol::Streams => text(streams_member::join(args)),
         Command::Lead(args) => text(lead::lead(args)),
         Command::Describe(args) => text(lead::describe(args)),
         Command::Watch(args) => text(watch::watch(args)),

@@ -235,9 +235,6 @@ impl Stops {
 /// when standard input ends (`--exit-on-stdin-close`) or when standard output closes; 1 when it
 /// never joined the group or stopped on an error.
 pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
-    if args.protocol == Protocol::Streams {
-        return super::streams_member::join(args);
-    }
     let Some(topology_path) = &args.topology else {
         return Err("--topology is required on the classic protocol (the leader assigns the topology's tasks)".into());
     };
