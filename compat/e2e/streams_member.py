@@ -239,6 +239,8 @@ def main():
         g = settled_with(3, rust)
         err = r1.err.read_text()
         assert "lost" in err and "joining again" in err, f"r1 did not report its fencing:\n{err}"
+        fenced = [l for l in r1.lines() if l["memberEpoch"] == 0 and l["status"] and l["status"][0].startswith("fenced:")]
+        assert fenced and not fenced[0]["activeTasks"], f"r1 printed no line without its lost tasks: {r1.lines()}"
         after = r1.last()
         say(f"r1 resumed and rejoined (epoch {before['memberEpoch']} -> {after['memberEpoch']}): {row(g, rust)}")
 

@@ -76,7 +76,12 @@ pub(crate) fn join(args: LeadArgs) -> Result<String, String> {
                 say(&format!("group status: {}", status_text(s)));
             }
         }
-        StreamsEvent::Fenced { epoch, lost, why } => say(&format!("{why}; at epoch {epoch} lost {lost}; joining again")),
+        StreamsEvent::Fenced { epoch, lost, why } => {
+            say(&format!("{why}; at epoch {epoch} lost {lost}; joining again"));
+            // Standard output's last line must not claim tasks the member no longer holds.
+            let line = epoch_line(&member_id, 0, &MemberTasks::default(), false, &[format!("fenced: {why}")]);
+            print_line(&line, &reason, &flag);
+        }
         StreamsEvent::Retrying { error, backoff_ms } => {
             if outage.is_none() {
                 say(&format!("{error}; retrying (first in {backoff_ms} ms)"));
