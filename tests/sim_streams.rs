@@ -125,3 +125,36 @@ fn the_cli_runs_the_streams_protocol_and_refuses_what_does_not_apply() {
         assert!(!cli(bad).1, "{bad:?}");
     }
 }
+
+#[test]
+fn with_a_prober_optimized_moves_stateful_tasks_only_to_caught_up_copies_and_ends_as_balanced() {
+    let mut probed = StreamsConfig::default();
+    probed.set("probe.interval.ms", "60000").unwrap();
+    let (mut restored_alone, mut restored_probed) = (0, 0);
+    for scenario in suite() {
+        let alone = sim::run_streams(StreamsAssignor::Optimized, &scenario, &SimConfig::default(), &StreamsConfig::default()).unwrap();
+        let run = sim::run_streams(StreamsAssignor::Optimized, &scenario, &SimConfig::default(), &probed).unwrap();
+        assert_eq!(run.most_doubly_owned, 0, "{}", scenario.name);
+        assert!(run.report.converged, "{}:\n{}", scenario.name, run.table());
+        assert_eq!(run.warmups_waiting, 0, "{}", scenario.name);
+        // Every target after the start is a membership change or a probe.
+        assert_eq!(run.report.rounds.len() as i32 + 1, run.group_epochs, "{}", scenario.name);
+        assert_eq!(run.report.rounds.iter().filter(|r| r.trigger == "probe").count(), run.probes, "{}", scenario.name);
+        assert!(
+            run.report.final_stateful_load_spread <= alone.report.final_stateful_load_spread + 1e-9,
+            "{}: {} against {}",
+            scenario.name,
+            run.report.final_stateful_load_spread,
+            alone.report.final_stateful_load_spread
+        );
+        restored_alone += alone.report.total_restoring_lag;
+        restored_probed += run.report.total_restoring_lag;
+    }
+    // Over the suite's 36 scenarios the warm-ups spare most of the restoring.
+    assert!(restored_probed * 2 < restored_alone, "{restored_probed} against {restored_alone}");
+    // The scale-out: the joiner warms up its share and takes it over with nothing to restore.
+    let scale_out = sim::builtin("scale-out", 0).unwrap();
+    let run = sim::run_streams(StreamsAssignor::Optimized, &scale_out, &SimConfig::default(), &probed).unwrap();
+    assert_eq!(run.report.total_restoring_lag, 0, "{}", run.table());
+    assert!(run.probes > 0);
+}

@@ -283,14 +283,15 @@ fn check_protocol(args: &SimulateArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The broker's streams settings among `--config` (keys `group.streams.*`), and the other
+/// The broker's streams settings among `--config` (keys `group.streams.*`, and the prober's
+/// `probe.interval.ms`), and the other
 /// `--config` values.
 fn streams_config(configs: &[String]) -> Result<(sim::StreamsConfig, Vec<String>), CliError> {
     let mut streams = sim::StreamsConfig::default();
     let mut rest = Vec::new();
     for kv in configs {
         match kv.split_once('=') {
-            Some((key, value)) if key.trim().starts_with("group.streams.") => {
+            Some((key, value)) if key.trim().starts_with("group.streams.") || key.trim() == "probe.interval.ms" => {
                 streams.set(key.trim(), value.trim()).map_err(|e| usage(format!("--config {e}")))?;
             }
             _ => rest.push(kv.clone()),

@@ -15,11 +15,18 @@ use super::streams::{StreamsAssignor, StreamsConfig, run_streams};
 use super::table::format_ms;
 use crate::engine::AssignorKind;
 
-/// The four runs of a scenario, in this order.
-pub const PROTOCOL_RUNS: [&str; 4] = ["classic/HighAvailabilityTaskAssignor", "classic/optimized", "streams/sticky", "streams/optimized"];
+/// The runs of a scenario, in this order: `streams/optimized+probe` is `optimized` with a prober
+/// in the group (`kstreams-assignor probe`, [`StreamsConfig::probe_interval_ms`] 60 s when the
+/// settings give none).
+pub const PROTOCOL_RUNS: [&str; 5] =
+    ["classic/HighAvailabilityTaskAssignor", "classic/optimized", "streams/sticky", "streams/optimized", "streams/optimized+probe"];
 
 /// Short column names for [`PROTOCOL_RUNS`].
-const SHORT: [&str; 4] = ["C-HA", "C-opt", "S-sticky", "S-opt"];
+const SHORT: [&str; 5] = ["C-HA", "C-opt", "S-sticky", "S-opt", "S-opt+p"];
+
+/// The prober's interval in the `+probe` run when the settings give none: the members'
+/// `group.streams.task.offset.interval.ms` (60 s by default), as often as offsets change.
+const DEFAULT_PROBE_INTERVAL_MS: i64 = 60_000;
 
 /// What the cross-protocol table reports of one run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -51,6 +58,8 @@ pub struct ProtocolRun {
     /// Streams only: warm-ups in the last target, waiting for a membership change.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warmups_waiting: Option<usize>,
+    /// Target assignments a prober asked for (classic: probing rebalances).
+    pub rounds_probed: usize,
 }
 
 impl ProtocolRun {
@@ -67,6 +76,7 @@ impl ProtocolRun {
             final_stateful_spread: r.final_stateful_load_spread,
             unowned_task_ms: None,
             warmups_waiting: None,
+            rounds_probed: r.probing_rebalances,
         }
     }
 }
@@ -93,9 +103,10 @@ pub struct ProtocolComparison {
     pub streams_config: StreamsConfig,
 }
 
-/// Runs every scenario of `scenarios` four times: on the classic protocol with Kafka's
+/// Runs every scenario of `scenarios` five times: on the classic protocol with Kafka's
 /// `HighAvailabilityTaskAssignor` and with `optimized`, on the streams protocol with the broker's
-/// `sticky` and with `optimized`.
+/// `sticky`, with `optimized` alone (`streams`' prober setting as given) and with `optimized` and
+/// a prober.
 ///
 /// ```
 /// use kstreams_assignor::sim::{self, SimConfig, StreamsConfig};
@@ -103,7 +114,7 @@ pub struct ProtocolComparison {
 /// let scenarios = vec![sim::builtin("scale-out", 0).unwrap()];
 /// let cmp = sim::compare_protocols(&scenarios, &SimConfig::default(), &StreamsConfig::default()).unwrap();
 /// let runs = &cmp.rows[0].runs;
-/// assert_eq!(runs.len(), 4);
+/// assert_eq!(runs.len(), 5);
 /// // The broker's sticky assignor moves the joiner's share at once, without warm-ups.
 /// assert!(runs[2].converged && runs[2].time_to_converge_ms < runs[0].time_to_converge_ms);
 /// assert!(cmp.table().contains("streams/sticky against classic/HighAvailabilityTaskAssignor"));
@@ -114,7 +125,7 @@ pub struct ProtocolComparison {
 pub fn compare_protocols(scenarios: &[Scenario], config: &SimConfig, streams: &StreamsConfig) -> Result<ProtocolComparison, SimError> {
     let mut rows = Vec::with_capacity(scenarios.len());
     for scenario in scenarios {
-        let mut runs = Vec::with_capacity(4);
+        let mut runs = Vec::with_capacity(PROTOCOL_RUNS.len());
         let last_event = scenario.events.iter().map(|e| e.at_ms).max().unwrap_or(0);
         for (name, kind) in PROTOCOL_RUNS.iter().zip([AssignorKind::HighAvailability, AssignorKind::Optimized]) {
             let (report, world) = run_world(kind.assignor(), None, scenario, config)?;
@@ -122,8 +133,13 @@ pub fn compare_protocols(scenarios: &[Scenario], config: &SimConfig, streams: &S
             p.restored_ms = (world.all_restored_at() - last_event).max(0);
             runs.push(p);
         }
-        for (name, assignor) in PROTOCOL_RUNS[2..].iter().zip([StreamsAssignor::Sticky, StreamsAssignor::Optimized]) {
-            let r = run_streams(assignor, scenario, config, streams)?;
+        let mut probed = *streams;
+        if probed.probe_interval_ms == 0 {
+            probed.probe_interval_ms = DEFAULT_PROBE_INTERVAL_MS;
+        }
+        let streams_runs = [(StreamsAssignor::Sticky, streams), (StreamsAssignor::Optimized, streams), (StreamsAssignor::Optimized, &probed)];
+        for (name, (assignor, settings)) in PROTOCOL_RUNS[2..].iter().zip(streams_runs) {
+            let r = run_streams(assignor, scenario, config, settings)?;
             let mut p = ProtocolRun::new(name, &r.report);
             p.restored_ms = r.restored_ms;
             p.unowned_task_ms = Some(r.unowned_task_ms);
@@ -179,7 +195,7 @@ impl ProtocolComparison {
             head("restore time"),
             head("spread")
         );
-        let _ = writeln!(out, "|---{}|", "|---".repeat(20));
+        let _ = writeln!(out, "|---{}|", "|---".repeat(5 * SHORT.len()));
         let mark = |r: &ProtocolRun, text: String| if r.converged { text } else { format!("{text}*") };
         for row in &self.rows {
             let cells = |f: &dyn Fn(&ProtocolRun) -> String| row.runs.iter().map(f).collect::<Vec<_>>().join(" | ");
@@ -196,7 +212,7 @@ impl ProtocolComparison {
         }
         let total = |i: usize, f: fn(&ProtocolRun) -> f64| self.rows.iter().map(|r| f(&r.runs[i])).sum::<f64>();
         let totals =
-            |f: fn(&ProtocolRun) -> f64, show: &dyn Fn(f64) -> String| (0..4).map(|i| show(total(i, f))).collect::<Vec<_>>().join(" | ");
+            |f: fn(&ProtocolRun) -> f64, show: &dyn Fn(f64) -> String| (0..SHORT.len()).map(|i| show(total(i, f))).collect::<Vec<_>>().join(" | ");
         let _ = writeln!(
             out,
             "| total ({n}) | {} | {} | {} | {} | {} |",
@@ -206,7 +222,7 @@ impl ProtocolComparison {
             totals(|r| r.restored_ms as f64, &|v| format_ms(v as i64)),
             totals(|r| r.final_stateful_spread, &|v| format!("{v:.2}"))
         );
-        let not_converged: Vec<String> = (0..4)
+        let not_converged: Vec<String> = (0..SHORT.len())
             .map(|i| (SHORT[i], self.rows.iter().filter(|r| !r.runs[i].converged).count()))
             .filter(|&(_, c)| c > 0)
             .map(|(name, c)| format!("{name} {c}"))
@@ -216,7 +232,7 @@ impl ProtocolComparison {
         }
         let _ = writeln!(out, "\nOver the {n} scenario(s) (ties count for each):");
         for m in &METRICS {
-            let best: Vec<String> = (0..4)
+            let best: Vec<String> = (0..SHORT.len())
                 .map(|i| {
                     let wins = self
                         .rows
@@ -231,7 +247,7 @@ impl ProtocolComparison {
                 .collect();
             let _ = writeln!(out, "- {}: {}", m.what, best.join(", "));
         }
-        for (a, b) in [(2, 0), (3, 1), (3, 2)] {
+        for (a, b) in [(2, 0), (3, 1), (3, 2), (4, 1), (4, 2)] {
             let lines: Vec<String> = METRICS
                 .iter()
                 .map(|m| {
@@ -247,17 +263,17 @@ impl ProtocolComparison {
             let _ = writeln!(out, "- {} against {}: {}", PROTOCOL_RUNS[a], PROTOCOL_RUNS[b], lines.join("; "));
         }
         let gap = |i: usize| self.rows.iter().filter_map(|r| r.runs[i].unowned_task_ms).sum::<i64>();
-        let waiting: Vec<(usize, &str)> =
-            (2..4).map(|i| (self.rows.iter().filter(|r| r.runs[i].warmups_waiting.unwrap_or(0) > 0).count(), SHORT[i])).collect();
+        let waiting = |i: usize| self.rows.iter().filter(|r| r.runs[i].warmups_waiting.unwrap_or(0) > 0).count();
+        let probes: usize = self.rows.iter().map(|r| r.runs[4].rounds_probed).sum();
         let _ = writeln!(
             out,
-            "\nStreams protocol: tasks wait unowned between their revocation and their new owner's next heartbeat ({} task-time S-sticky, {} S-opt). Kafka 4.4.0's coordinator refines no warm-ups (AssignmentRefiner returns the target unchanged) and task offsets alone make no new target, so there is no probing rebalance: warm-ups in the last target wait for the next membership change ({} scenario(s) {}, {} {}).",
+            "\nStreams protocol: tasks wait unowned between their revocation and their new owner's next heartbeat ({} task-time S-sticky, {} S-opt, {} S-opt+p). Kafka 4.4.0's coordinator refines no warm-ups (AssignmentRefiner returns the target unchanged) and task offsets alone make no new target: without a prober, warm-ups in the last target wait for the next membership change ({} scenario(s) S-sticky, {} S-opt). S-opt+p's prober made {probes} target(s); {} scenario(s) end with warm-ups waiting.",
             format_ms(gap(2)),
             format_ms(gap(3)),
-            waiting[0].0,
-            waiting[0].1,
-            waiting[1].0,
-            waiting[1].1
+            format_ms(gap(4)),
+            waiting(2),
+            waiting(3),
+            waiting(4),
         );
         out
     }

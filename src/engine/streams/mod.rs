@@ -43,6 +43,6 @@ pub use input::{
     MAX_STREAMS_TASKS, StreamsAssignError, StreamsAssignmentConfigs, StreamsGroupSpec, StreamsMemberSpec, StreamsSubtopology,
     StreamsTopology, TaskValues, Tasks,
 };
-pub use optimized::{OPTIMIZED_ASSIGNOR_NAME, StreamsMemory, assign_optimized};
+pub use optimized::{OPTIMIZED_ASSIGNOR_NAME, PROBE_TAG, StreamsMemory, assign_optimized, is_prober, moves_waiting};
 pub use output::{StreamsGroupAssignment, StreamsMemberAssignment};
 pub use sticky::{STICKY_ASSIGNOR_NAME, assign_sticky};

@@ -126,6 +126,107 @@ pub fn assign_optimized(
     memory: &mut StreamsMemory,
     now_ms: i64,
 ) -> Result<StreamsGroupAssignment, StreamsAssignError> {
+    let probers: Vec<&StreamsMemberSpec> = spec.members.iter().filter(|m| is_prober(m)).collect();
+    if probers.is_empty() {
+        return assign_members(spec, topology, memory, now_ms, Moves::AtOnce);
+    }
+    let mut workers = spec.clone();
+    workers.members.retain(|m| !is_prober(m));
+    let mut assignment = if workers.members.is_empty() {
+        // Only probers: nobody runs tasks, and nobody is asked to.
+        shape(topology)?;
+        memory.followup = None;
+        StreamsGroupAssignment::default()
+    } else {
+        assign_members(&workers, topology, memory, now_ms, Moves::AfterWarmup)?
+    };
+    for prober in probers {
+        if assignment.members.insert(prober.member_id.clone(), StreamsMemberAssignment::default()).is_some() {
+            return Err(StreamsAssignError::DuplicateMember(prober.member_id.clone()));
+        }
+    }
+    Ok(assignment)
+}
+
+/// The client tag (`client.tag.kstreams-assignor.probe`) of a group's prober: a member that runs
+/// no task and changes this tag's value when the group should be assigned again
+/// (`kstreams-assignor probe`). `optimized` gives it nothing and, while one is in the group,
+/// moves stateful tasks only to copies that have caught up, as on the classic protocol: warm-ups
+/// first, and the prober's next value makes the coordinator assign again.
+pub const PROBE_TAG: &str = "kstreams-assignor.probe";
+
+/// Whether `member` is a prober ([`PROBE_TAG`]).
+pub fn is_prober(member: &StreamsMemberSpec) -> bool {
+    member.client_tags.contains_key(PROBE_TAG)
+}
+
+/// Whether the coordinator, assigning `spec` now, would move an active task to another process
+/// than the one `target_process_of` names for it in the current target: the question a prober
+/// asks before it makes the coordinator assign again. `memory` is read, not changed.
+///
+/// # Example
+///
+/// ```
+/// use kstreams_assignor::engine::streams::{
+///     assign_optimized, moves_waiting, StreamsAssignmentConfigs, StreamsGroupSpec, StreamsMemberSpec, StreamsMemory,
+///     StreamsSubtopology, StreamsTopology, PROBE_TAG,
+/// };
+///
+/// let topology = StreamsTopology::new([StreamsSubtopology::new("0", 2, true)]);
+/// let configs = StreamsAssignmentConfigs::default().with_acceptable_recovery_lag(10);
+/// // p1 runs both tasks at offset 1,000; p2 has just joined with no state; a prober is there.
+/// let a = StreamsMemberSpec::new("a", "p1").with_active_task("0", 0, 1).with_active_task("0", 1, 1)
+///     .with_task_end_offset("0", 0, 1_000).with_task_end_offset("0", 1, 1_000);
+/// let probe = StreamsMemberSpec::new("probe", "prober").with_client_tag(PROBE_TAG, "0");
+/// let spec = StreamsGroupSpec::new([a.clone(), StreamsMemberSpec::new("b", "p2"), probe.clone()]).with_configs(configs.clone());
+/// let mut memory = StreamsMemory::new();
+/// let target = assign_optimized(&spec, &topology, &mut memory, 0).unwrap();
+/// // The active tasks stay on p1 while p2 warms one up.
+/// assert_eq!(target.members["a"].task_counts().0, 2);
+/// assert_eq!(target.members["b"].task_counts(), (0, 0, 1));
+/// let process_of = |_: &str, _: i32| Some("p1".to_owned());
+/// assert!(!moves_waiting(&spec, &topology, &memory, 0, process_of).unwrap());
+/// // Once b reports the copy caught up, an assignment would move it.
+/// let b = StreamsMemberSpec::new("b", "p2").with_warmup_task("0", 0).with_task_offset("0", 0, 995);
+/// let spec = StreamsGroupSpec::new([a, b, probe]).with_configs(configs);
+/// assert!(moves_waiting(&spec, &topology, &memory, 60_000, process_of).unwrap());
+/// ```
+///
+/// # Errors
+///
+/// As [`assign_optimized`].
+pub fn moves_waiting(
+    spec: &StreamsGroupSpec,
+    topology: &StreamsTopology,
+    memory: &StreamsMemory,
+    now_ms: i64,
+    target_process_of: impl Fn(&str, i32) -> Option<String>,
+) -> Result<bool, StreamsAssignError> {
+    let mut scratch = memory.clone();
+    let next = assign_optimized(spec, topology, &mut scratch, now_ms)?;
+    let process: HashMap<&str, &str> = spec.members.iter().map(|m| (m.member_id.as_str(), m.process_id.as_str())).collect();
+    Ok(next.members.iter().any(|(member, a)| {
+        let here = process.get(member.as_str()).copied();
+        a.active_tasks.iter().any(|(sub, parts)| parts.iter().any(|&p| target_process_of(sub, p).as_deref() != here))
+    }))
+}
+
+/// When the target's stateful moves happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Moves {
+    /// In this assignment, balanced (no prober: nothing would assign again).
+    AtOnce,
+    /// Once the destination's copy has caught up (a prober makes the coordinator assign again).
+    AfterWarmup,
+}
+
+fn assign_members(
+    spec: &StreamsGroupSpec,
+    topology: &StreamsTopology,
+    memory: &mut StreamsMemory,
+    now_ms: i64,
+    moves: Moves,
+) -> Result<StreamsGroupAssignment, StreamsAssignError> {
     let (subtopologies, shape) = shape(topology)?;
     let (active, _) = planned_tasks(&shape, spec.configs.num_standby_replicas)?;
     let mut seen = BTreeSet::new();
@@ -149,8 +250,14 @@ pub fn assign_optimized(
     let group = Group::new(spec, &index, &shape);
     let mut input = group.engine_input(spec, &index, &shape)?;
     input.previous_rebalance = memory.recall(now_ms, &input);
-    let mut assignment = apply_at_once(&mut input)?;
-    super::balance::balance_processes(&mut assignment, &input);
+    let assignment = match moves {
+        Moves::AtOnce => {
+            let mut assignment = apply_at_once(&mut input)?;
+            super::balance::balance_processes(&mut assignment, &input);
+            assignment
+        }
+        Moves::AfterWarmup => OptimizedTaskAssignor.assign(&input)?,
+    };
     memory.followup = Some(assignment.followup.clone());
     memory.snapshot = Snapshot::take(&mut input, now_ms);
 

@@ -79,17 +79,23 @@ pub struct StreamsConfig {
     pub num_warmup_replicas: u32,
     /// `group.streams.acceptable.recovery.lag` (default 10000).
     pub acceptable_recovery_lag: i64,
+    /// `probe.interval.ms` (default 0: none): a prober (`kstreams-assignor probe`) in the group
+    /// that looks this often whether an assignment would move a task, and if so makes the
+    /// coordinator assign again; under `optimized` stateful tasks then move only to caught-up
+    /// copies. Kafka's `sticky` would give a prober tasks, so its runs have none.
+    pub probe_interval_ms: i64,
 }
 
 impl Default for StreamsConfig {
     fn default() -> Self {
-        Self { heartbeat_interval_ms: 5_000, num_warmup_replicas: 2, acceptable_recovery_lag: 10_000 }
+        Self { heartbeat_interval_ms: 5_000, num_warmup_replicas: 2, acceptable_recovery_lag: 10_000, probe_interval_ms: 0 }
     }
 }
 
 impl StreamsConfig {
     /// Sets one setting by Kafka's name: `group.streams.heartbeat.interval.ms`,
-    /// `group.streams.num.warmup.replicas` or `group.streams.acceptable.recovery.lag`.
+    /// `group.streams.num.warmup.replicas` or `group.streams.acceptable.recovery.lag`; or the
+    /// prober's `probe.interval.ms`.
     ///
     /// ```
     /// use kstreams_assignor::sim::StreamsConfig;
@@ -111,6 +117,9 @@ impl StreamsConfig {
             "group.streams.num.warmup.replicas" => self.num_warmup_replicas = value.parse().map_err(|_| bad())?,
             "group.streams.acceptable.recovery.lag" => {
                 self.acceptable_recovery_lag = value.parse().ok().filter(|&v: &i64| v >= 0).ok_or_else(bad)?;
+            }
+            "probe.interval.ms" => {
+                self.probe_interval_ms = value.parse().ok().filter(|&v: &i64| v >= 0).ok_or_else(bad)?;
             }
             _ => return Err(format!("unknown streams group config `{key}`")),
         }
@@ -138,9 +147,11 @@ pub struct StreamsReport {
     /// Active tasks no member owned (revoked and not yet given), integrated over time (tasks ×
     /// ms): the processing gap the revocation rule costs, before any restoring.
     pub unowned_task_ms: i64,
-    /// Warm-up tasks in the last target: placed, and waiting for a membership change to be
-    /// promoted (task offsets alone make no new target in 4.4.0).
+    /// Warm-up tasks in the last target: placed, and waiting for a membership change (or a
+    /// prober) to be promoted (task offsets alone make no new target in 4.4.0).
     pub warmups_waiting: usize,
+    /// Target assignments the prober asked for.
+    pub probes: usize,
     /// The most active tasks owned by two members at once at any heartbeat (the revocation rule
     /// keeps it at 0).
     pub most_doubly_owned: usize,
@@ -167,13 +178,18 @@ impl StreamsReport {
     pub fn table(&self) -> String {
         let mut out = self.report.table();
         out.push_str(&format!(
-            "streams protocol: group epoch {}, {} heartbeat(s) reconciling, every active running {} after the last event, unowned task-time {}, warm-ups waiting {}, tasks owned twice {} (task offsets alone never make a new target in Kafka 4.4.0: no probing rebalance)\n",
+            "streams protocol: group epoch {}, {} heartbeat(s) reconciling, every active running {} after the last event, unowned task-time {}, warm-ups waiting {}, tasks owned twice {} ({})\n",
             self.group_epochs,
             self.heartbeats,
             format_ms(self.restored_ms),
             format_ms(self.unowned_task_ms),
             self.warmups_waiting,
-            self.most_doubly_owned
+            self.most_doubly_owned,
+            if self.probes > 0 {
+                format!("the prober made {} target(s)", self.probes)
+            } else {
+                "task offsets alone never make a new target in Kafka 4.4.0: no probing rebalance".to_owned()
+            }
         ));
         out
     }

@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::group::{Group, GroupMember, TaskSets};
 use super::{StreamsAssignor, StreamsConfig, StreamsReport};
 use crate::engine::streams::{
-    StreamsAssignmentConfigs, StreamsGroupSpec, StreamsMemberSpec, StreamsMemory, StreamsSubtopology, StreamsTopology, assign_optimized,
-    assign_sticky,
+    PROBE_TAG, StreamsAssignmentConfigs, StreamsGroupSpec, StreamsMemberSpec, StreamsMemory, StreamsSubtopology, StreamsTopology,
+    assign_optimized, assign_sticky, moves_waiting,
 };
 use crate::engine::{Assignment, ClientAssignment, Followup};
 use crate::sim::config::SimConfig;
@@ -39,7 +39,14 @@ struct StreamsRun<'a> {
     heartbeats: usize,
     unowned_task_ms: i64,
     most_doubly_owned: usize,
+    /// The prober's next look, while one is in the group and the assignor waits for warm-ups.
+    next_probe_ms: Option<i64>,
+    probes: usize,
+    probe_checks: usize,
 }
+
+/// The prober's member id, as the coordinator sees it.
+const PROBER: &str = "prober-1";
 
 impl<'a> StreamsRun<'a> {
     fn new(assignor: StreamsAssignor, scenario: &'a Scenario, config: &SimConfig, streams: &StreamsConfig) -> Self {
@@ -60,7 +67,15 @@ impl<'a> StreamsRun<'a> {
             heartbeats: 0,
             unowned_task_ms: 0,
             most_doubly_owned: 0,
+            next_probe_ms: None,
+            probes: 0,
+            probe_checks: 0,
         }
+    }
+
+    /// Whether a prober is in the group: under `optimized`, with `probe.interval.ms` set.
+    fn probing(&self) -> bool {
+        self.assignor == StreamsAssignor::Optimized && self.streams.probe_interval_ms > 0
     }
 
     /// Lets time pass to `to`, counting the active tasks no member runs meanwhile.
@@ -128,7 +143,41 @@ impl<'a> StreamsRun<'a> {
             }
             spec
         });
-        StreamsGroupSpec::new(members).with_configs(configs)
+        let prober = self.probing().then(|| StreamsMemberSpec::new(PROBER, "prober").with_client_tag(PROBE_TAG, self.probes.to_string()));
+        StreamsGroupSpec::new(members.chain(prober)).with_configs(configs)
+    }
+
+    /// The prober's look: if the group is reconciled and an assignment now would move an active
+    /// task to another process, it makes the coordinator assign again (its tag's next value).
+    fn probe(&mut self) -> Result<(), SimError> {
+        let interval = self.streams.probe_interval_ms;
+        self.probe_checks += 1;
+        self.next_probe_ms = Some(self.world.now + interval);
+        let owner: BTreeMap<TaskId, String> = self
+            .group
+            .members
+            .iter()
+            .filter_map(|m| self.group.target.get(&m.member_id).map(|t| (m, t)))
+            .flat_map(|(m, t)| t.active.iter().map(move |task| (task.clone(), m.process_id.to_string())))
+            .collect();
+        let spec = self.spec();
+        let waiting = moves_waiting(&spec, &self.topology, &self.memory, self.world.now, |sub, p| {
+            task_of(sub, p).and_then(|t| owner.get(&t).cloned())
+        })
+        .map_err(|e| SimError::Scenario { scenario: self.world.scenario.name.clone(), problem: format!("the prober: {e}") })?;
+        if waiting {
+            self.probes += 1;
+            self.new_target("probe".into())?;
+            if let Some(r) = self.rounds.last_mut() {
+                r.probing_rebalance = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the assignor's last assignment waits for warm-ups (and so the prober looks).
+    fn warmups_pending(&self) -> bool {
+        self.memory.followup().is_some_and(|f| f.probing_rebalance_needed)
     }
 
     /// A new group epoch: the coordinator computes the target with the assignor.
@@ -148,6 +197,7 @@ impl<'a> StreamsRun<'a> {
         self.group.target = target
             .members
             .iter()
+            .filter(|(id, _)| id.as_str() != PROBER)
             .map(|(id, a)| {
                 let sets =
                     TaskSets { active: tasks_of(&a.active_tasks), standby: tasks_of(&a.standby_tasks), warmup: tasks_of(&a.warmup_tasks) };
@@ -155,6 +205,9 @@ impl<'a> StreamsRun<'a> {
             })
             .collect();
         self.group.target_epoch = self.group.group_epoch;
+        if self.probing() {
+            self.next_probe_ms = self.warmups_pending().then(|| self.world.now + self.streams.probe_interval_ms);
+        }
         let warmups = self.group.target.values().map(|s| s.warmup.len()).sum();
         let members = self.world.members.iter().filter(|m| m.up).count();
         self.rounds.push(Round {
@@ -308,7 +361,10 @@ pub(super) fn run(
     while run.rounds.len() < config.max_rounds && run.heartbeats < max_heartbeats {
         let event_time = events.get(next_event).map(|e| e.at_ms);
         let step_time = if run.group.reconciled() { None } else { run.next_heartbeat() };
-        let Some(at) = earliest(event_time, step_time) else { break };
+        // The prober looks only at a reconciled group, and gives up after as many looks as the
+        // run has heartbeats.
+        let probe_time = run.next_probe_ms.filter(|_| run.group.reconciled() && run.probe_checks < max_heartbeats);
+        let Some(at) = earliest(earliest(event_time, step_time), probe_time) else { break };
         run.advance(at);
         if event_time == Some(at) {
             let mut triggers = Vec::new();
@@ -331,6 +387,9 @@ pub(super) fn run(
                 last_event_round = run.rounds.len() - 1;
             }
             last_event_time = at;
+        } else if probe_time == Some(at) {
+            run.catch_up_heartbeats(h);
+            run.probe()?;
         }
         // The members that just joined heartbeat now; the others when their interval is up.
         run.heartbeats_due(h);
@@ -338,7 +397,7 @@ pub(super) fn run(
             reconciled_at = at;
         }
     }
-    let converged = next_event >= events.len() && run.group.reconciled();
+    let converged = next_event >= events.len() && run.group.reconciled() && !(run.probing() && run.warmups_pending());
     let rounds = std::mem::take(&mut run.rounds);
     let last = rounds.last();
     let warmups_waiting = run.group.target.values().map(|s| s.warmup.len()).sum();
@@ -350,7 +409,7 @@ pub(super) fn run(
         time_to_converge_ms: (reconciled_at - last_event_time).max(0),
         total_tasks_moved: rounds.iter().map(|r| r.tasks_moved).sum(),
         total_warmups: rounds.iter().map(|r| r.warmups).sum(),
-        probing_rebalances: 0,
+        probing_rebalances: run.probes,
         total_restoring_lag: rounds.iter().map(|r| r.restoring_lag).sum(),
         final_load_spread: last.map_or(0.0, |r| r.load_spread),
         final_stateful_load_spread: last.map_or(0.0, |r| r.stateful_load_spread),
@@ -370,6 +429,7 @@ pub(super) fn run(
         heartbeats: run.heartbeats,
         unowned_task_ms: run.unowned_task_ms,
         warmups_waiting,
+        probes: run.probes,
         most_doubly_owned: run.most_doubly_owned,
         restored_ms,
         end_ms: run.world.now,
