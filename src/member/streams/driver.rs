@@ -1,6 +1,7 @@
 //! The blocking streams-protocol member: the machine over a [`client`](crate::client)
 //! connection to the group coordinator.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::client::connection::Connection;
@@ -73,6 +74,9 @@ pub fn parse_endpoint(text: &str) -> Result<Endpoint, String> {
     Ok(Endpoint { host: host.trim_start_matches('[').trim_end_matches(']').to_owned(), port })
 }
 
+/// A member's client tags (`client.tag.*`), key to value.
+pub type ClientTags = BTreeMap<String, String>;
+
 impl StreamsGroupMember {
     /// A member of `config.group_id` with this process id, whose topology comes from `source`.
     pub fn new(config: MemberConfig, source: TopologySource, process_id: ProcessId) -> Self {
@@ -115,6 +119,19 @@ impl StreamsGroupMember {
     /// group on the way out (the active tasks are revoked first). Every step is reported to
     /// `on_event`.
     pub fn run(&mut self, stop: &mut dyn FnMut() -> bool, on_event: &mut dyn FnMut(StreamsEvent)) -> Result<(), StreamsMemberError> {
+        self.run_with_tags(stop, on_event, &mut |_| None)
+    }
+
+    /// As [`run`](Self::run), and `client_tags` is asked, at least every 100 ms, with the tags
+    /// the member declares: tags it returns replace them, sent to the coordinator at once. A
+    /// change of a member's client tags is a change of the group, so the coordinator computes a
+    /// new target assignment; a prober (`kstreams-assignor probe`) asks for one this way.
+    pub fn run_with_tags(
+        &mut self,
+        stop: &mut dyn FnMut() -> bool,
+        on_event: &mut dyn FnMut(StreamsEvent),
+        client_tags: &mut dyn FnMut(&ClientTags) -> Option<ClientTags>,
+    ) -> Result<(), StreamsMemberError> {
         if self.machine.is_none() {
             let declaration = Declaration { topology: self.topology(on_event)?, process_id: self.process_id, endpoint: self.endpoint.clone() };
             let callbacks = self.callbacks.take().unwrap_or_else(|| Box::new(NoCallbacks));
@@ -127,6 +144,8 @@ impl StreamsGroupMember {
             }
             if stop() {
                 machine.close();
+            } else if let Some(tags) = client_tags(machine.client_tags()) {
+                machine.set_client_tags(tags);
             }
             let now = now_ms();
             if let Some(request) = machine.poll_request(now) {

@@ -68,6 +68,7 @@ struct LastSent {
     tasks: Option<MemberTasks>,
     offsets: Option<BTreeMap<TaskId, i64>>,
     end_offsets: Option<BTreeMap<TaskId, i64>>,
+    client_tags: Option<BTreeMap<String, String>>,
 }
 
 /// The streams-protocol member without I/O.
@@ -262,6 +263,21 @@ impl StreamsMachine {
         Some(Request::Heartbeat(Box::new(request)))
     }
 
+    /// Replaces the client tags the member declares (`client.tag.*`). New tags go out with the
+    /// next heartbeat, sent at once: the coordinator takes a member's new tags as a change of the
+    /// group and computes a new target assignment.
+    pub(crate) fn set_client_tags(&mut self, tags: BTreeMap<String, String>) {
+        if tags != self.config.client_tags {
+            self.config.client_tags = tags;
+            self.next_heartbeat_at = 0;
+        }
+    }
+
+    /// The client tags the member declares.
+    pub(crate) fn client_tags(&self) -> &BTreeMap<String, String> {
+        &self.config.client_tags
+    }
+
     /// Drops every task once the coordinator cannot have kept the member (no answer for
     /// `session.timeout.ms`), and joins again when it can.
     fn session_guard(&mut self, now: i64) {
@@ -297,9 +313,18 @@ impl StreamsMachine {
             r.warmup_tasks = Some(Vec::new());
             r.task_offsets = Some(task_offsets(&sums.offsets));
             r.task_end_offsets = Some(task_offsets(&sums.end_offsets));
-            self.last_sent = LastSent { tasks: None, offsets: Some(sums.offsets), end_offsets: Some(sums.end_offsets) };
+            self.last_sent = LastSent {
+                tasks: None,
+                offsets: Some(sums.offsets),
+                end_offsets: Some(sums.end_offsets),
+                client_tags: Some(c.client_tags.clone()),
+            };
             self.offsets_sent_at = now;
             return r;
+        }
+        if self.last_sent.client_tags.as_ref() != Some(&c.client_tags) {
+            r.client_tags = Some(c.client_tags.iter().map(|(k, v)| KeyValue { key: k.clone(), value: v.clone() }).collect());
+            self.last_sent.client_tags = Some(c.client_tags.clone());
         }
         let changed = self.last_sent.tasks.as_ref() != Some(&self.owned);
         if changed {

@@ -401,3 +401,27 @@ fn tasks_given_later_at_the_same_epoch_are_reported_as_they_come() {
     let seen = events(&mut m);
     assert!(matches!(seen.last(), Some(StreamsEvent::Epoch { epoch: 5, tasks, .. }) if tasks.active.len() == 2), "{seen:?}");
 }
+
+#[test]
+fn new_client_tags_go_out_at_once_then_not_again_until_an_error_clears_what_was_sent() {
+    let (mut m, _rec) = stable();
+    let now = T0 + 100;
+    assert_eq!(m.poll_request(now), None, "nothing due before the interval");
+    let mut tags = m.client_tags().clone();
+    m.set_client_tags(tags.clone());
+    assert_eq!(m.poll_request(now), None, "the same tags are no change");
+    tags.insert("kstreams-assignor.probe".into(), "1".into());
+    m.set_client_tags(tags.clone());
+    assert_eq!(m.poll_timeout(), Some(0));
+    let r = heartbeat(m.poll_request(now));
+    let sent: Vec<(String, String)> = r.client_tags.unwrap().into_iter().map(|kv| (kv.key, kv.value)).collect();
+    assert_eq!(sent, [("kstreams-assignor.probe".to_owned(), "1".to_owned()), ("zone".to_owned(), "eu-1".to_owned())]);
+    assert!(r.topology.is_none() && r.active_tasks.is_none(), "only what changed");
+    answer(&mut m, ok(2), now + 5);
+    let next = heartbeat(m.poll_request(now + 5_005));
+    assert!(next.client_tags.is_none(), "unchanged tags are null");
+    // An error answer clears what was sent: the next heartbeat carries the tags again.
+    answer(&mut m, error(14, "loading"), now + 5_010);
+    let again = heartbeat(m.poll_request(now + 60_000));
+    assert_eq!(again.client_tags.map(|t| t.len()), Some(2));
+}

@@ -10,8 +10,10 @@ pub mod events;
 mod machine;
 #[cfg(test)]
 mod machine_tests;
+pub mod probe;
 mod topology;
 
-pub use driver::{StreamsGroupMember, TopologySource, parse_endpoint};
+pub use driver::{ClientTags, StreamsGroupMember, TopologySource, parse_endpoint};
 pub use events::{StreamsEvent, StreamsMemberError, status_text};
 pub use events::MemberState;
+pub use probe::{Look, ProbeError, ProbeEvent, StreamsProber, Verdict};

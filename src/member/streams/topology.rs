@@ -9,15 +9,15 @@ use std::time::Duration;
 
 use crate::client::connection::{Connection, ErrorCode};
 use crate::client::streams::{
-    self, CopartitionGroup, HeartbeatSubtopology, HeartbeatTopology, KeyValue, StreamsGroupDescribeRequest,
+    self, CopartitionGroup, DescribedGroup, HeartbeatSubtopology, HeartbeatTopology, KeyValue, StreamsGroupDescribeRequest,
     StreamsGroupDescribeResponse, TopicInfo,
 };
 use crate::leader::Topology;
 use crate::member::config::{MemberConfig, internal_topic_configs};
 
-/// The group's topology as its coordinator holds it: `Ok(None)` while the group has none (no
-/// member has joined yet, or the group does not exist).
-pub(crate) fn described(conn: &mut Connection, group: &str, timeout: Duration) -> Result<Option<HeartbeatTopology>, String> {
+/// The group as its coordinator describes it (`StreamsGroupDescribe`): `Ok(None)` while there is
+/// none (no member has joined yet, or the group does not exist).
+pub(crate) fn describe_group(conn: &mut Connection, group: &str, timeout: Duration) -> Result<Option<DescribedGroup>, String> {
     let broker = conn.broker().to_owned();
     let (min, max) = conn.broker_versions(streams::API_KEY).ok_or_else(|| {
         format!("the broker at {broker} does not speak the streams group protocol (no StreamsGroupDescribe): it needs Kafka 4.2 or later")
@@ -33,11 +33,17 @@ pub(crate) fn described(conn: &mut Connection, group: &str, timeout: Duration) -
     let response = StreamsGroupDescribeResponse::decode(&raw, version).map_err(|e| format!("the broker at {broker}: {e}"))?;
     let Some(g) = response.groups.into_iter().find(|g| g.group_id == group) else { return Ok(None) };
     match ErrorCode(g.error_code) {
-        ErrorCode::NONE => {}
+        ErrorCode::NONE => Ok(Some(g)),
         // GROUP_ID_NOT_FOUND: nobody has joined yet.
-        ErrorCode(69) => return Ok(None),
-        code => return Err(format!("describing group {group}: {code}{}", g.error_message.map(|m| format!(": {m}")).unwrap_or_default())),
+        ErrorCode(69) => Ok(None),
+        code => Err(format!("describing group {group}: {code}{}", g.error_message.map(|m| format!(": {m}")).unwrap_or_default())),
     }
+}
+
+/// The group's topology as its coordinator holds it: `Ok(None)` while the group has none (no
+/// member has joined yet, or the group does not exist).
+pub(crate) fn described(conn: &mut Connection, group: &str, timeout: Duration) -> Result<Option<HeartbeatTopology>, String> {
+    let Some(g) = describe_group(conn, group, timeout)? else { return Ok(None) };
     let Some(topology) = g.topology else { return Ok(None) };
     let Some(subtopologies) = topology.subtopologies else { return Ok(None) };
     let subtopologies = subtopologies
