@@ -7,7 +7,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod cli;
 
-use cli::{CliError, assign, lead, simulate, streams_member, ui, watch, wire};
+use cli::{CliError, assign, lead, probe, simulate, streams_member, ui, watch, wire};
 
 #[derive(Parser)]
 #[command(
@@ -52,6 +52,10 @@ enum Command {
     /// a timeline of generations with their moves and causes; read-only, on loopback unless a
     /// token is given.
     Ui(ui::UiArgs),
+    /// Join a streams group whose broker assignor is `optimized` as a member that takes no task,
+    /// and make the coordinator assign again as soon as a warm-up (a standby on its way to become
+    /// the active) has caught up, so that tasks move to caught-up copies; one line of JSON per look.
+    Probe(probe::ProbeArgs),
     /// Print a shell completion script, e.g. `kstreams-assignor completions bash > /etc/bash_completion.d/kstreams-assignor`.
     Completions {
         /// The shell.
@@ -86,6 +90,7 @@ fn main() -> ExitCode {
         Command::Describe(args) => text(lead::describe(args)),
         Command::Watch(args) => text(watch::watch(args)),
         Command::Ui(args) => ui::ui(args).map(String::into_bytes),
+        Command::Probe(args) => text(probe::probe(args)),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "kstreams-assignor", &mut out);

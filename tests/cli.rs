@@ -928,3 +928,19 @@ fn join_on_the_streams_protocol_says_plainly_when_it_cannot_start() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("--topology is required on the classic protocol"), "{}", stderr(&out));
 }
+
+#[test]
+fn probe_says_plainly_when_it_cannot_start() {
+    // No broker: exits 1 in words, no panic, nothing on standard output.
+    let out = run_bounded(&["probe", "--bootstrap", "127.0.0.1:9", "--group", "g", "--timeout", "2s"], b"", 30);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot connect to 127.0.0.1:9"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    // Usage errors exit 2: a bad interval, a topology (the prober declares the group's own).
+    let out = run_bounded(&["probe", "--bootstrap", "127.0.0.1:9", "--group", "g", "--interval", "0s"], b"", 30);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = run_bounded(&["probe", "--bootstrap", "127.0.0.1:9", "--group", "g", "--config", "application.server=h:1"], b"", 30);
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("a prober serves no queries"), "{}", stderr(&out));
+}

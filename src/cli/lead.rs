@@ -86,17 +86,30 @@ pub(crate) struct DescribeArgs {
 
 /// The member configuration from `key=value` pairs, and `application.server`.
 pub(crate) fn member_config(args: &LeadArgs) -> Result<(member::MemberConfig, Option<String>), String> {
-    let mut config = member::MemberConfig::new(args.bootstrap[0].clone(), args.group.clone());
-    config.bootstrap = super::split_servers(&args.bootstrap);
-    config.security = args.net.security()?;
-    config.leader_only = !args.with_tasks;
-    let endpoint = config.set_all(key_values("--config", &args.configs)?).map_err(|e| match e {
+    member_config_of(&args.bootstrap, &args.net, &args.group, &args.configs, !args.with_tasks)
+}
+
+/// The member's configuration from the options `lead` and `probe` share.
+pub(crate) fn member_config_of(
+    bootstrap: &[String],
+    net: &super::NetArgs,
+    group: &str,
+    configs: &[String],
+    leader_only: bool,
+) -> Result<(member::MemberConfig, Option<String>), String> {
+    let servers = super::split_servers(bootstrap);
+    let first = servers.first().cloned().ok_or("--bootstrap names no server")?;
+    let mut config = member::MemberConfig::new(first, group.to_owned());
+    config.bootstrap = servers;
+    config.security = net.security()?;
+    config.leader_only = leader_only;
+    let endpoint = config.set_all(key_values("--config", configs)?).map_err(|e| match e {
         ConfigKeyError::Assignor(_) => e.to_string(),
         ConfigKeyError::Assignment(engine::SetConfigError::Invalid(_)) => format!("--config: {e}"),
         _ => format!("--config {e}"),
     })?;
-    if let Some(timeout) = args.net.timeout {
-        if args.configs.iter().any(|kv| kv.starts_with("request.timeout.ms=")) {
+    if let Some(timeout) = net.timeout {
+        if configs.iter().any(|kv| kv.starts_with("request.timeout.ms=")) {
             return Err("give --timeout or --config request.timeout.ms, not both".into());
         }
         config.request_timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
@@ -181,6 +194,11 @@ pub(crate) struct Stops {
 
 impl Stops {
     pub(crate) fn install(args: &LeadArgs) -> Result<Self, String> {
+        Self::install_with(args.exit_after, args.exit_on_stdin_close)
+    }
+
+    /// As [`install`](Self::install), from `--exit-after` and `--exit-on-stdin-close`.
+    pub(crate) fn install_with(exit_after: Option<Duration>, exit_on_stdin_close: bool) -> Result<Self, String> {
         let flag = Arc::new(AtomicBool::new(false));
         let reason = Arc::new(AtomicU8::new(RUNNING));
         {
@@ -188,7 +206,7 @@ impl Stops {
             ctrlc::set_handler(move || request_stop(&reason, &flag, SIGNALLED))
                 .map_err(|e| format!("cannot install the signal handler: {e}"))?;
         }
-        if args.exit_on_stdin_close {
+        if exit_on_stdin_close {
             let (flag, reason) = (flag.clone(), reason.clone());
             std::thread::spawn(move || {
                 let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
@@ -210,7 +228,7 @@ impl Stops {
             });
         }
         let started = Instant::now();
-        let deadline = args.exit_after.and_then(|d| started.checked_add(d));
+        let deadline = exit_after.and_then(|d| started.checked_add(d));
         Ok(Self { flag, reason, started, deadline })
     }
 
