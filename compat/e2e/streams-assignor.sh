@@ -10,7 +10,7 @@
 # Starts its own broker (KAFKA_PORT, default 19392) with the plugin jar on its classpath, unless
 # KAFKA_BOOTSTRAP names one started with those settings (then KAFKA_BROKER_LOG names its log):
 #   KAFKA_EXTRA_CLASSPATH=plugin/target/kstreams-assignor-plugin-0.1.0.jar \
-#   KAFKA_EXTRA_PROPERTIES=group.streams.assignors=sticky,io.kstreamsassignor.plugin.OptimizedStreamsTaskAssignor \
+#   KAFKA_EXTRA_PROPERTIES=$'group.streams.assignors=sticky,io.kstreamsassignor.plugin.OptimizedStreamsTaskAssignor\ngroup.streams.acceptable.recovery.lag=100' \
 #   compat/kafka/broker.sh start
 # E2E_PLUGIN_JAR names a built jar (default: built here, tests skipped); KSTREAMS_ASSIGNOR_BIN
 # a built binary (default: cargo build --release).
@@ -44,7 +44,10 @@ if [[ -z "${KAFKA_BOOTSTRAP:-}" ]]; then
   export KAFKA_PORT="${KAFKA_PORT:-19392}" KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-19393}"
   export KAFKA_WORK="$E2E_WORK/broker"
   export KAFKA_EXTRA_CLASSPATH="$jar"
-  export KAFKA_EXTRA_PROPERTIES="group.streams.assignors=sticky,io.kstreamsassignor.plugin.OptimizedStreamsTaskAssignor"
+  # A copy is caught up within 100 records (10,000 by default, more than these groups' whole
+  # state), so that optimized has warm-ups to wait for.
+  export KAFKA_EXTRA_PROPERTIES="group.streams.assignors=sticky,io.kstreamsassignor.plugin.OptimizedStreamsTaskAssignor
+group.streams.acceptable.recovery.lag=100"
   own_broker=1
   "$root/compat/kafka/broker.sh" start
   export KAFKA_BOOTSTRAP="127.0.0.1:$KAFKA_PORT" KAFKA_BROKER_LOG="$KAFKA_WORK/broker.log"

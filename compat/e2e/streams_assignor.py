@@ -6,7 +6,9 @@ group reads the same records from topics of its own, so both restore the same hi
 `kstreams-assignor watch --json` records every epoch's moves; CountApp counts the changelog
 records its instances restore; the broker log has the optimized assignor's warm-ups. Prints a
 table of both and fails when a check does not hold: optimized must move no more active tasks than
-sticky, fewer of the stateful sub-topology's, and restore no more records.
+sticky, fewer of the stateful sub-topology's, and restore no more records. A third group runs
+`optimized` with a prober beside it (`kstreams-assignor probe`): a task moves only to a copy that
+has caught up, so it must restore fewer records than sticky, with the same exact output.
 
 Environment: KAFKA_BOOTSTRAP, KAFKA_BROKER_LOG, KAFKA_CLASSPATH (the broker's jars, for
 SetGroupConfig.java), E2E_JAR (compat/e2e/java's jar), KSTREAMS_ASSIGNOR_BIN, E2E_WORK."""
@@ -44,8 +46,21 @@ def must(argv, timeout, what):
     return out
 
 
-def settle(app, members, timeout=90):
-    """Waits until the group has `members` members, all at the target assignment epoch."""
+PROBE_TAG = "kstreams-assignor.probe"
+
+
+def is_prober(m):
+    return any(t["key"] == PROBE_TAG for t in m.get("clientTags") or [])
+
+
+def actives(m):
+    return sum(len(t["partitions"]) for t in m["assignment"]["activeTasks"])
+
+
+def settle(app, members, timeout=90, probers=0):
+    """Waits until the group has `members` members (and `probers` probers), all at the target
+    assignment epoch; with a prober, also until the active tasks are balanced (a task moves only
+    once its new owner's copy has caught up, so the group is settled before it is balanced)."""
     deadline = time.monotonic() + timeout
     last = ""
     while time.monotonic() < deadline:
@@ -53,7 +68,10 @@ def settle(app, members, timeout=90):
         if code == 0:
             g = json.loads(out)
             ms = g["members"]
-            if (g["groupType"] == "streams" and g["groupState"] == "Stable" and len(ms) == members
+            workers = [actives(m) for m in ms if not is_prober(m)]
+            balanced = probers == 0 or (workers and max(workers) - min(workers) <= 1)
+            if (g["groupType"] == "streams" and g["groupState"] == "Stable" and len(ms) == members + probers
+                    and sum(map(is_prober, ms)) == probers and balanced
                     and all(m["memberEpoch"] == g["assignmentEpoch"] and m["assignment"] == m["targetAssignment"] for m in ms)):
                 return g
             last = out
@@ -109,18 +127,27 @@ def warmups_logged(since):
     return lines, warm, micros
 
 
-def phase(name, app):
+def phase(name, app, probe=False):
     must(java("produce", "--bootstrap", BOOTSTRAP, "--partitions", "4", "--from", "0", "--count", str(BATCH), *topics(app)), 60,
          "produce")
     produced = BATCH
+    # With a prober, members report their tasks' offsets every 15 s (60 s by default; 15 s is the
+    # least a 4.4.0 broker takes), so that a caught-up copy is seen soon.
+    offsets = ["streams.task.offset.interval.ms", "15000"] if probe else []
     must(["java", "-cp", CLASSPATH, str(Path(__file__).with_name("SetGroupConfig.java")), BOOTSTRAP, app,
-          "streams.assignor.name", name, "streams.num.standby.replicas", str(STANDBYS)], 60, "setting the group's configs")
+          "streams.assignor.name", name, "streams.num.standby.replicas", str(STANDBYS), *offsets], 60, "setting the group's configs")
     log_from = BROKER_LOG.stat().st_size
     started = time.monotonic()
     procs = [instance(app, "a")]
-    watch = None
+    watch = prober = None
+    probers = 1 if probe else 0
+    wait = 180 if probe else 90
     try:
         settle(app, 1)
+        if probe:
+            prober = subprocess.Popen([BIN, "probe", "--bootstrap", BOOTSTRAP, "--group", app, "--interval", "2s"],
+                                      stdout=open(WORK / f"{app}-probe.jsonl", "w"), stderr=open(WORK / f"{app}-probe.err", "w"))
+            settle(app, 1, probers=1)
         must(java("verify", "--bootstrap", BOOTSTRAP, "--at-least", "1", "--timeout-ms", "60000", *topics(app)), 90, "first counts")
         jsonl = WORK / f"{app}-watch.jsonl"
         watch = subprocess.Popen([BIN, "watch", "--bootstrap", BOOTSTRAP, "--group", app, "--interval", "1", "--json", str(jsonl)],
@@ -130,32 +157,39 @@ def phase(name, app):
         procs.append(instance(app, "b"))
         must(java("produce", "--bootstrap", BOOTSTRAP, "--from", str(produced), "--count", str(BATCH), *topics(app)), 60, "produce")
         produced += BATCH
-        settle(app, 2)
+        settle(app, 2, wait, probers)
         procs.append(instance(app, "c"))
         must(java("produce", "--bootstrap", BOOTSTRAP, "--from", str(produced), "--count", str(BATCH), *topics(app)), 60, "produce")
         produced += BATCH
-        group = settle(app, 3)
+        group = settle(app, 3, wait, probers)
         out = must(java("verify", "--bootstrap", BOOTSTRAP, "--total", str(produced), "--timeout-ms", "60000", *topics(app)), 90, "verify")
         exact = json.loads(out.strip().splitlines()[-1]).get("exact") is True
         time.sleep(2)
         watch.send_signal(signal.SIGINT)
         watch.wait(30)
+        probes = None
+        if prober:
+            prober.send_signal(signal.SIGINT)
+            if prober.wait(30) != 0:
+                sys.exit(f"the prober exited {prober.returncode}:\n" + "".join(tail(WORK / f"{app}-probe.err", 20)))
+            probes = sum(1 for r in json_lines(WORK / f"{app}-probe.jsonl") if "probe" in r)
         records = [r for r in json_lines(jsonl) if "moves" in r]
         active_moves, stateful_moves, every = counts(records)
         lines, warm, micros = warmups_logged(log_from)
         per_process = {}
         for m in group["members"]:
-            n = sum(len(t["partitions"]) for t in m["assignment"]["activeTasks"])
-            per_process[m["processId"]] = per_process.get(m["processId"], 0) + n
+            if not is_prober(m):
+                per_process[m["processId"]] = per_process.get(m["processId"], 0) + actives(m)
         return {
-            "assignor": name, "exact": exact, "activeMoves": active_moves, "statefulMoves": stateful_moves,
+            "assignor": name + ("+probe" if probe else ""), "probes": probes, "exact": exact, "activeMoves": active_moves, "statefulMoves": stateful_moves,
             "restored": restored(app), "moves": every, "epochs": len(records),
             "warmups": sum(warm), "calls": len(lines), "assignUs": max(micros) if micros else None,
             "activePerProcess": sorted(per_process.values()), "seconds": round(time.monotonic() - started),
         }
     finally:
-        if watch and watch.poll() is None:
-            watch.kill()
+        for p in (watch, prober):
+            if p and p.poll() is None:
+                p.kill()
         for p in procs:
             p.terminate()
         for p in procs:
@@ -169,16 +203,16 @@ def main():
     WORK.mkdir(parents=True, exist_ok=True)
     stamp = int(time.time())
     rows = []
-    for name in ("sticky", "optimized"):
-        row = phase(name, f"streams-assignor-{name}-{stamp}")
+    for name, probe in (("sticky", False), ("optimized", False), ("optimized", True)):
+        row = phase(name, f"streams-assignor-{name}{'-probe' if probe else ''}-{stamp}", probe)
         print(json.dumps(row), flush=True)
         rows.append(row)
-    print(f"{'assignor':<10} {'exact':<6} {'active moves':>12} {'stateful':>8} {'restored':>8} {'all moves':>9} {'epochs':>6} "
+    print(f"{'assignor':<16} {'exact':<6} {'active moves':>12} {'stateful':>8} {'restored':>8} {'all moves':>9} {'epochs':>6} "
           f"{'warm-ups':>8} {'actives per process':<20}")
     for r in rows:
-        print(f"{r['assignor']:<10} {str(r['exact']):<6} {r['activeMoves']:>12} {r['statefulMoves']:>8} {r['restored']:>8} {r['moves']:>9} "
+        print(f"{r['assignor']:<16} {str(r['exact']):<6} {r['activeMoves']:>12} {r['statefulMoves']:>8} {r['restored']:>8} {r['moves']:>9} "
               f"{r['epochs']:>6} {r['warmups']:>8} {','.join(map(str, r['activePerProcess'])):<20}")
-    sticky, optimized = rows
+    sticky, optimized, probed = rows
     problems = []
     if not (sticky["exact"] and optimized["exact"]):
         problems.append("the output counts are not exact")
@@ -192,6 +226,12 @@ def main():
         problems.append(f"optimized restored {optimized['restored']} records, sticky {sticky['restored']}")
     if optimized["statefulMoves"] >= sticky["statefulMoves"]:
         problems.append(f"optimized moved {optimized['statefulMoves']} stateful active tasks, sticky {sticky['statefulMoves']}")
+    if not probed["exact"]:
+        problems.append("the output counts are not exact under optimized with a prober")
+    if not probed["probes"]:
+        problems.append("the prober never asked for an assignment")
+    if probed["restored"] >= sticky["restored"]:
+        problems.append(f"optimized with a prober restored {probed['restored']} records, sticky {sticky['restored']}")
     if problems:
         print("".join(l + "\n" for l in BROKER_LOG.read_text(errors="replace").splitlines() if "TaskAssignor" in l)[-4000:])
         sys.exit("streams-assignor: " + "; ".join(problems))
@@ -199,7 +239,8 @@ def main():
           f"optimized {optimized['activeMoves']}; of stateful tasks sticky {sticky['statefulMoves']}, optimized "
           f"{optimized['statefulMoves']}; records restored sticky {sticky['restored']}, optimized {optimized['restored']} "
           f"({optimized['warmups']} warm-ups, {optimized['calls']} calls, "
-          f"slowest {optimized['assignUs']} us)")
+          f"slowest {optimized['assignUs']} us); with a prober: {probed['restored']} records restored, "
+          f"{probed['activeMoves']} active-task moves, {probed['probes']} probes, {probed['seconds']} s")
 
 
 if __name__ == "__main__":
