@@ -90,6 +90,10 @@ pub(crate) fn probe(args: ProbeArgs) -> Result<String, String> {
             say(&format!("a caught-up copy is waiting: asked the coordinator to assign again (probe {value})"));
             print_line(&line.to_string(), &reason, &flag);
         }
+        ProbeEvent::Unanswered { wait } => say(&format!(
+            "the last probe moved nothing: the assignor sees the group otherwise (set streams.acceptable.recovery.lag and streams.num.warmup.replicas on the broker, as group.streams.*, not per group); next look in {:.1} s",
+            wait.as_secs_f64()
+        )),
         ProbeEvent::LookFailed(why) => say(&format!("could not look at the group: {why}; trying again in {:.1} s", args.interval.as_secs_f64())),
         other => say(&format!("{other:?}")),
     };

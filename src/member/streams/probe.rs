@@ -39,6 +39,9 @@ use crate::member::streams::topology::describe_group;
 use crate::member::tasks::MemberTasks;
 use crate::wire::ProcessId;
 
+mod pacing;
+use pacing::Pacing;
+
 /// `ConfigResource.Type.GROUP` on the wire.
 const GROUP_RESOURCE: i8 = 32;
 /// The group configs a look reads, as the coordinator names them.
@@ -92,6 +95,14 @@ pub enum ProbeEvent {
     },
     /// A look that failed (it is tried again at the next interval), in words.
     LookFailed(String),
+    /// The last probe moved nothing: the group's target is the one it had when the prober asked,
+    /// and the prober's view still has a move waiting (the assignor's warm-up configs differ
+    /// from the group's, or its restore rates). The prober asks again, after `wait`, doubled
+    /// each time up to 32 intervals.
+    Unanswered {
+        /// Until the next look.
+        wait: Duration,
+    },
 }
 
 /// Why a prober stopped.
@@ -164,6 +175,7 @@ impl StreamsProber {
         let given: RefCell<Option<MemberTasks>> = RefCell::new(None);
         let mut looks = Some(looks);
         let mut next_look = Instant::now() + self.interval;
+        let mut pacing = Pacing::new(self.interval);
         let mut on_member = |event: StreamsEvent| {
             if let StreamsEvent::Epoch { tasks, .. } = &event
                 && !tasks.is_empty()
@@ -191,10 +203,15 @@ impl StreamsProber {
             };
             let mut conn = conn;
             match look(&mut conn, &config.group_id, timeout) {
-                Ok(seen) => {
+                Ok((seen, target)) => {
                     looks = Some(conn);
-                    (events.borrow_mut())(ProbeEvent::Looked(seen.clone()));
-                    if seen.verdict != Verdict::MovesWaiting {
+                    let step = pacing.after(seen.verdict, target);
+                    next_look = Instant::now() + step.wait;
+                    (events.borrow_mut())(ProbeEvent::Looked(seen));
+                    if step.unanswered {
+                        (events.borrow_mut())(ProbeEvent::Unanswered { wait: step.wait });
+                    }
+                    if !step.probe {
                         return None;
                     }
                     value += 1;
@@ -217,8 +234,8 @@ impl StreamsProber {
     }
 }
 
-/// One look at `group` through its coordinator `conn`.
-fn look(conn: &mut Connection, group: &str, timeout: Duration) -> Result<Look, String> {
+/// One look at `group` through its coordinator `conn`, with its target's fingerprint.
+fn look(conn: &mut Connection, group: &str, timeout: Duration) -> Result<(Look, u64), String> {
     let g = describe_group(conn, group, timeout)?.ok_or_else(|| format!("group {group} is gone"))?;
     let sources: Vec<String> = g
         .topology
@@ -229,7 +246,27 @@ fn look(conn: &mut Connection, group: &str, timeout: Duration) -> Result<Look, S
     let metadata = fetch_metadata(conn, &sources).map_err(|e| format!("reading the partitions of {}: {e}", sources.join(", ")))?;
     let partitions = partition_counts(&metadata, &sources);
     let configs = assignment_configs(&group_configs(conn, group, timeout));
-    judge(&g, &partitions, &configs, now_ms())
+    Ok((judge(&g, &partitions, &configs, now_ms())?, target_fingerprint(&g)))
+}
+
+/// A hash of the group's target assignment (every member's active, standby and warm-up tasks),
+/// to tell whether a probe changed it.
+pub(crate) fn target_fingerprint(g: &DescribedGroup) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut members: Vec<_> = g.members.iter().collect();
+    members.sort_by(|a, b| a.member_id.cmp(&b.member_id));
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for m in members {
+        m.member_id.hash(&mut hasher);
+        let a = &m.target_assignment;
+        for list in [&a.active_tasks, &a.standby_tasks, &a.warmup_tasks] {
+            let mut tasks: Vec<(&str, i32)> =
+                list.iter().flat_map(|t| t.partitions.iter().map(move |&p| (t.subtopology_id.as_str(), p))).collect();
+            tasks.sort_unstable();
+            tasks.hash(&mut hasher);
+        }
+    }
+    hasher.finish()
 }
 
 /// The verdict on a described group: `partitions` holds the source topics' partition counts,

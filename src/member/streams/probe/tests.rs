@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Verdict, assignment_configs, judge};
+use super::{Verdict, assignment_configs, judge, target_fingerprint};
 use crate::client::streams::{
     Assignment, DescribedGroup, KeyValue, Member, Subtopology, TaskIds, TaskOffset, TopicInfo, Topology,
 };
@@ -110,4 +110,23 @@ fn missing_or_bad_configs_take_the_coordinators_defaults() {
     ]));
     assert_eq!(c.num_standby_replicas, 1);
     assert_eq!(c.rack_aware_assignment_tags, ["zone", "rack"]);
+}
+
+#[test]
+fn the_fingerprint_follows_the_target_not_the_member_order_or_the_current_tasks() {
+    let g = group(0);
+    let mut reordered = g.clone();
+    reordered.members.reverse();
+    assert_eq!(target_fingerprint(&g), target_fingerprint(&reordered));
+    let mut current = g.clone();
+    current.members[1].assignment.standby_tasks = Vec::new();
+    assert_eq!(target_fingerprint(&g), target_fingerprint(&current), "only the target counts");
+    let mut moved = g.clone();
+    moved.members[0].target_assignment.active_tasks = tasks(&[1]);
+    moved.members[1].target_assignment.active_tasks = tasks(&[0]);
+    assert_ne!(target_fingerprint(&g), target_fingerprint(&moved));
+    let mut standby_to_active = g;
+    let b = &mut standby_to_active.members[1].target_assignment;
+    b.active_tasks = std::mem::take(&mut b.standby_tasks);
+    assert_ne!(target_fingerprint(&standby_to_active), target_fingerprint(&moved));
 }
