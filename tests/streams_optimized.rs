@@ -216,3 +216,19 @@ fn the_large_group_is_valid_and_moves_no_more_than_sticky_between_processes() {
     };
     assert!(spread(&target) <= spread(&sticky).max(1), "optimized spread {}, sticky {}", spread(&target), spread(&sticky));
 }
+
+#[test]
+fn a_running_task_whose_offsets_nobody_reported_yet_waits_for_a_warm_up_beside_a_prober() {
+    // p1 runs both tasks but has not reported any offset yet; p2 has just joined; a prober is in
+    // the group. The size of the state is unknown, so p2 is not caught up: it warms up first.
+    use kstreams_assignor::engine::streams::PROBE_TAG;
+    let topology = StreamsTopology::new([StreamsSubtopology::new("0", 2, true)]);
+    let a = StreamsMemberSpec::new("a", "p1").with_active_task("0", 0, 1).with_active_task("0", 1, 1);
+    let probe = StreamsMemberSpec::new("probe", "prober").with_client_tag(PROBE_TAG, "0");
+    let configs = StreamsAssignmentConfigs::default().with_acceptable_recovery_lag(10);
+    let spec = StreamsGroupSpec::new([a, StreamsMemberSpec::new("b", "p2"), probe]).with_configs(configs);
+    let target = assign_optimized(&spec, &topology, &mut StreamsMemory::new(), NOW).unwrap();
+    assert_eq!(target.members["a"].task_counts().0, 2, "{target:?}");
+    assert_eq!(target.members["b"].task_counts(), (0, 0, 1), "{target:?}");
+    assert_eq!(target.members["probe"].task_counts(), (0, 0, 0));
+}

@@ -418,6 +418,7 @@ impl Group {
         engine_configs.validate().map_err(|e| StreamsAssignError::Engine(crate::engine::AssignError::Input(e.into())))?;
         let stateful = |s: u32| shape.get(s as usize).is_some_and(|&(_, stateful)| stateful);
         let mut end_offsets: BTreeMap<TaskId, i64> = BTreeMap::new();
+        let mut running: BTreeSet<TaskId> = BTreeSet::new();
         let mut clients = Vec::with_capacity(self.processes.len());
         for process in &self.processes {
             let first: &StreamsMemberSpec = &spec.members[process.members[0]];
@@ -450,6 +451,7 @@ impl Group {
                     let t = TaskId::new(s as i32, p);
                     if stateful(s) {
                         sums.insert(t.clone(), LATEST_OFFSET);
+                        running.insert(t.clone());
                     }
                     owned.insert(t);
                 }
@@ -471,7 +473,11 @@ impl Group {
             for p in 0..partitions {
                 let t = TaskId::new(s as i32, p);
                 if is_stateful {
-                    let end = end_offsets.get(&t).copied().unwrap_or(0);
+                    // No member has reported an offset of a running task yet (members report
+                    // them every `streams.task.offset.interval.ms`): its state is of unknown size,
+                    // so a process without it is not caught up. With no owner, nobody has it.
+                    let unknown = if running.contains(&t) { configs.acceptable_recovery_lag.max(0).saturating_add(1) } else { 0 };
+                    let end = end_offsets.get(&t).copied().unwrap_or(unknown);
                     stateful_tasks.push((t, end));
                 } else {
                     stateless_tasks.push(t);
