@@ -55,7 +55,7 @@ table { border-collapse: collapse; }
 table.data { font-size: .92em; }
 table.data th, table.data td { border-bottom: 1px solid var(--line); padding: .2em .4em; text-align: right; white-space: nowrap;
   font-variant-numeric: tabular-nums; }
-table.data thead th { background: #f1f5f9; font-weight: 600; position: sticky; top: 0; }
+table.data thead th { background: #f1f5f9; font-weight: 600; white-space: normal; vertical-align: bottom; }
 table.data th.name, table.data td.name { text-align: left; }
 table.data tfoot td, table.data tfoot th { font-weight: 600; border-top: 2px solid var(--text); }
 table.data td.better, .legend .better { background: #dcfce7; }
