@@ -18,6 +18,7 @@ ROOMS = {
     "views": {"client", "leader", "engine", "wire"},
     "leader": {"engine", "jdk", "wire"},
     "plugin": {"engine", "wire"},
+    "report": {"sim", "engine", "wire"},
     "sim": {"engine", "rng", "wire"},
     "engine": {"flow", "jdk", "rng", "wire"},
     "jdk": {"wire"},

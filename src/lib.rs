@@ -31,6 +31,7 @@ pub mod leader;
 #[cfg(feature = "net")]
 pub mod member;
 pub mod plugin;
+pub mod report;
 pub mod rng;
 pub mod sim;
 #[cfg(feature = "net")]

@@ -83,7 +83,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Decode(args) => wire::decode(args).map(String::into_bytes),
         Command::Encode(args) => wire::encode(args),
-        Command::Assign(args) => text(assign::assign(args)),
+        Command::Assign(args) => assign::assign(args).map(String::into_bytes),
         Command::Simulate(args) => simulate::simulate(args).map(String::into_bytes),
         Command::Lead(args) if args.protocol == lead::Protocol::Streams => text(streams_member::join(args)),
         Command::Lead(args) => text(lead::lead(args)),

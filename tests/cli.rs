@@ -539,6 +539,98 @@ fn simulate_checks_output_paths_first_and_json_dash_is_standard_output() {
     assert!(!std::path::Path::new("-").exists());
 }
 
+/// An HTML report that opens from disk: the doctype first, no address anywhere, and every
+/// `src`/`href` a `data:` one (nothing to fetch).
+fn assert_self_contained(html: &str, what: &str) {
+    assert!(html.starts_with("<!DOCTYPE html>"), "{what}: {}", &html[..60.min(html.len())]);
+    assert!(!html.contains("http://") && !html.contains("https://"), "{what} names an address");
+    assert!(!html.contains("<script"), "{what} has a script");
+    for attr in ["src=", "href="] {
+        for (i, _) in html.match_indices(attr) {
+            let value = html[i + attr.len()..].trim_start_matches(['"', '\'']);
+            assert!(value.starts_with("data:"), "{what} loads {}", &html[i..(i + 60).min(html.len())]);
+        }
+    }
+    assert!(html.trim_end().ends_with("</html>"), "{what} is whole");
+}
+
+#[test]
+fn simulate_and_assign_write_html_reports_that_load_nothing() {
+    let dir = std::env::temp_dir().join(format!("ksa-html-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+
+    let plain = run(&["simulate"], b"");
+    let out = run(&["simulate", "--html", &file("run.html")], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.stdout, plain.stdout, "the table is the same with --html");
+    let html = read("run.html");
+    assert_self_contained(&html, "simulate --html");
+    assert!(html.contains("scale-out") && html.contains("id=\"rounds\"") && html.contains("<svg"), "{html}");
+
+    let out = run(&["simulate", "--compare", "--seeds", "2", "--html", &file("compare.html")], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let html = read("compare.html");
+    assert_self_contained(&html, "simulate --compare --html");
+    assert_eq!(html.matches("<tr class=\"scenario\"").count(), 8, "six scenarios and two seeds");
+    assert!(html.contains("total (8 scenarios)") && html.contains("id=\"targets\""));
+
+    let out = run(&["simulate", "--compare", "--protocol", "both", "--seeds", "1", "--html", "-"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let html = String::from_utf8(out.stdout.clone()).unwrap();
+    assert_self_contained(&html, "simulate --compare --protocol both --html -");
+    assert!(stderr(&out).contains("C-HA = classic/HighAvailabilityTaskAssignor"), "the table goes to standard error");
+
+    let out = run(&["simulate", "--protocol", "streams", "--html", &file("streams.html")], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_self_contained(&read("streams.html"), "simulate --protocol streams --html");
+
+    let plain = run(&["assign", "--input", GROUP], b"");
+    let out = run(&["assign", "--input", GROUP, "--html", &file("assign.html")], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.stdout, plain.stdout, "the JSON is the same with --html");
+    let html = read("assign.html");
+    assert_self_contained(&html, "assign --html");
+    let clients = json_out(&plain)["clients"].as_object().unwrap().len();
+    assert_eq!(html.matches("<tr class=\"member\"").count(), clients, "a row per client");
+    let out = run(&["assign", "--input", GROUP, "--html", "-"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_self_contained(&String::from_utf8_lossy(&out.stdout), "assign --html -");
+    assert!(stderr(&out).contains(&String::from_utf8(plain.stdout).unwrap()), "the JSON goes to standard error");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn html_to_a_bad_path_or_beside_another_report_on_standard_output_is_refused() {
+    let started = std::time::Instant::now();
+    let dir = std::env::temp_dir();
+    for args in [
+        vec!["simulate", "--html", "/no/such/dir/r.html"],
+        vec!["simulate", "--compare", "--html", "/no/such/dir/r.html"],
+        vec!["assign", "--input", GROUP, "--html", "/no/such/dir/a.html"],
+    ] {
+        let out = run_bounded(&args, b"", 30);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("--html /no/such/dir/") && stderr(&out).contains("the directory /no/such/dir does not exist"), "{}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{args:?}: nothing printed");
+    }
+    for cmd in [vec!["simulate"], vec!["assign", "--input", GROUP]] {
+        let args = [&cmd[..], &["--html", dir.to_str().unwrap()]].concat();
+        let out = run_bounded(&args, b"", 30);
+        assert!(out.status.code() == Some(2) && stderr(&out).contains("is a directory"), "{args:?}: {}", stderr(&out));
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "checked before the run");
+    for (args, words) in [
+        (vec!["simulate", "--html", "-", "--json", "-"], "--json - and --html - cannot both go to standard output"),
+        (vec!["simulate", "--compare", "--svg", "-", "--html", "-"], "--svg - and --html - cannot both go to standard output"),
+    ] {
+        let out = run(&args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(words) && out.stdout.is_empty(), "{args:?}: {}", stderr(&out));
+    }
+}
+
 #[test]
 fn completions_and_the_man_page_come_from_the_cli_definition() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use kstreams_assignor::engine;
+use kstreams_assignor::{engine, report};
 use serde_json::Value;
 
-use super::AssignorParser;
-use super::io::{read_input, read_json};
+use super::io::{OutputPath, check_output, read_input, read_json};
+use super::{AssignorParser, CliError, usage};
 
 #[derive(clap::Args)]
 pub(crate) struct AssignArgs {
@@ -20,6 +20,11 @@ pub(crate) struct AssignArgs {
     /// One line of JSON instead of pretty-printed.
     #[arg(long)]
     compact: bool,
+    /// Also write the assignment as a self-contained HTML page to this file: clients by tasks,
+    /// each cell active, standby or warm-up, what moved against the input's previous owners
+    /// marked (`-`: standard output, and the JSON then goes to standard error).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 /// A client listed twice, reported with its place in the file (the library refuses it too,
@@ -38,9 +43,10 @@ fn check_duplicate_clients(view: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// `assign`: the assignment as JSON.
-pub(crate) fn assign(args: AssignArgs) -> Result<String, String> {
+/// `assign`: the assignment as JSON (and, with `--html`, as a page).
+pub(crate) fn assign(args: AssignArgs) -> Result<String, CliError> {
     let kind = args.assignor;
+    let html = args.html.as_deref().map(|p| check_output("--html", p)).transpose().map_err(usage)?;
     eprintln!("reading {}", args.input.display());
     let text = read_input(Some(&args.input))?;
     let view: Value = serde_json::from_slice(&text).map_err(|e| format!("input is not JSON: {e}"))?;
@@ -58,5 +64,17 @@ pub(crate) fn assign(args: AssignArgs) -> Result<String, String> {
     eprintln!("done in {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
     let summary = out.summary();
     let json = if args.compact { serde_json::to_string(&summary) } else { serde_json::to_string_pretty(&summary) };
-    Ok(format!("{}\n", json.map_err(|e| format!("cannot write the assignment as JSON: {e}"))?))
+    let json = format!("{}\n", json.map_err(|e| format!("cannot write the assignment as JSON: {e}"))?);
+    match html {
+        None => Ok(json),
+        Some(OutputPath::Stdout) => {
+            eprint!("{json}");
+            Ok(report::assign_html(&input, &out))
+        }
+        Some(OutputPath::File(path)) => {
+            std::fs::write(&path, report::assign_html(&input, &out)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            eprintln!("wrote {}", path.display());
+            Ok(json)
+        }
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use kstreams_assignor::{engine, sim};
+use kstreams_assignor::{engine, report, sim};
 
 use super::io::{OutputPath, check_output, check_output_dir, key_values};
 use super::{AssignorParser, CliError, usage};
@@ -41,6 +41,11 @@ pub(crate) struct SimulateArgs {
     /// output, as for `--json`).
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+    /// Write a self-contained HTML report to this file (`-`: standard output, as for `--json`):
+    /// the run round by round with charts, or with `--compare` the scenarios side by side and
+    /// their sum. It opens from disk and loads nothing from elsewhere.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Compare Kafka's HighAvailabilityTaskAssignor with the optimized assignor: on SCENARIO, or
     /// (with `all` or no scenario) on every built-in scenario and `--seeds` random-churn seeds.
     #[arg(long)]
@@ -85,10 +90,11 @@ fn scenario_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(values)
 }
 
-/// Where `--json` and `--svg` go, checked before the run.
+/// Where `--json`, `--svg` and `--html` go, checked before the run.
 struct Outputs {
     json: Option<OutputPath>,
     svg: Option<OutputPath>,
+    html: Option<OutputPath>,
 }
 
 impl Outputs {
@@ -98,15 +104,23 @@ impl Outputs {
         }
         let json = args.json.as_deref().map(|p| check_output("--json", p)).transpose().map_err(usage)?;
         let svg = args.svg.as_deref().map(|p| check_output("--svg", p)).transpose().map_err(usage)?;
-        if matches!((&json, &svg), (Some(OutputPath::Stdout), Some(OutputPath::Stdout))) {
-            return Err(usage("--json - and --svg - cannot both go to standard output"));
+        let html = args.html.as_deref().map(|p| check_output("--html", p)).transpose().map_err(usage)?;
+        let outputs = Outputs { json, svg, html };
+        let to_stdout: Vec<&str> = outputs.flags().into_iter().filter(|(_, o)| matches!(o, Some(OutputPath::Stdout))).map(|(f, _)| f).collect();
+        if let [first, second, ..] = to_stdout[..] {
+            return Err(usage(format!("{first} - and {second} - cannot both go to standard output")));
         }
-        Ok(Outputs { json, svg })
+        Ok(outputs)
+    }
+
+    /// Each report's flag and where it goes.
+    fn flags(&self) -> [(&'static str, Option<&OutputPath>); 3] {
+        [("--json", self.json.as_ref()), ("--svg", self.svg.as_ref()), ("--html", self.html.as_ref())]
     }
 
     /// Whether the table goes to standard error (a report took standard output).
     fn table_to_stderr(&self) -> bool {
-        matches!(self.json, Some(OutputPath::Stdout)) || matches!(self.svg, Some(OutputPath::Stdout))
+        self.flags().iter().any(|(_, o)| matches!(o, Some(OutputPath::Stdout)))
     }
 
     /// Writes `text` to `out`; what goes to standard output is returned.
@@ -256,6 +270,9 @@ pub(crate) fn simulate(args: SimulateArgs) -> Result<String, CliError> {
     .map_err(|e| e.to_string())?;
     let mut stdout = Outputs::write(outputs.json.as_ref(), serde_json::to_string_pretty(&report).expect("JSON"), "")?;
     stdout += &Outputs::write(outputs.svg.as_ref(), sim::render_svg(&[&report]), "")?;
+    if outputs.html.is_some() {
+        stdout += &Outputs::write(outputs.html.as_ref(), report::simulate_html(&report), "")?;
+    }
     Ok(outputs.finish(report.table(), stdout))
 }
 
@@ -316,6 +333,9 @@ fn simulate_streams(
     let run = sim::run_streams(assignor, &scenario, &config, streams).map_err(|e| e.to_string())?;
     let mut stdout = Outputs::write(outputs.json.as_ref(), serde_json::to_string_pretty(&run).expect("JSON"), "")?;
     stdout += &Outputs::write(outputs.svg.as_ref(), sim::render_svg(&[&run.report]), "")?;
+    if outputs.html.is_some() {
+        stdout += &Outputs::write(outputs.html.as_ref(), report::streams_html(&run), "")?;
+    }
     Ok(outputs.finish(run.table(), stdout))
 }
 
@@ -337,7 +357,10 @@ fn simulate_protocols(
     }
     eprintln!("comparing both protocols over {} scenario(s)", scenarios.len());
     let cmp = sim::compare_protocols(&scenarios, &config, streams).map_err(|e| e.to_string())?;
-    let stdout = Outputs::write(outputs.json.as_ref(), serde_json::to_string_pretty(&cmp).expect("JSON"), "")?;
+    let mut stdout = Outputs::write(outputs.json.as_ref(), serde_json::to_string_pretty(&cmp).expect("JSON"), "")?;
+    if outputs.html.is_some() {
+        stdout += &Outputs::write(outputs.html.as_ref(), report::protocols_html(&cmp), "")?;
+    }
     Ok(outputs.finish(cmp.table(), stdout))
 }
 
@@ -395,6 +418,9 @@ fn simulate_compare(args: &SimulateArgs, name: Option<&str>, config: sim::SimCon
     let mut stdout = Outputs::write(outputs.json.as_ref(), serde_json::to_string_pretty(&cmp).expect("JSON"), "")?;
     if let Some((a, b)) = &cmp.first_reports {
         stdout += &Outputs::write(outputs.svg.as_ref(), sim::render_svg(&[a, b]), &format!(" ({})", a.scenario))?;
+    }
+    if outputs.html.is_some() {
+        stdout += &Outputs::write(outputs.html.as_ref(), report::compare_html(&cmp), "")?;
     }
     Ok(outputs.finish(cmp.table(), stdout))
 }

@@ -57,3 +57,4 @@ pub use scenario::{BUILTIN_SCENARIOS, Event, EventKind, MemberSpec, Scenario, bu
 pub use protocols::{PROTOCOL_RUNS, ProtocolComparison, ProtocolRow, ProtocolRun, compare_protocols};
 pub use streams::{StreamsAssignor, StreamsConfig, StreamsReport, run_streams};
 pub use svg::render_svg;
+pub use table::format_ms;

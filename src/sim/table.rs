@@ -49,7 +49,7 @@ impl Report {
 }
 
 /// `ms` as the tables print a simulated time: `1h02m03s`, `2m03s` or `3.045s`.
-pub(super) fn format_ms(ms: i64) -> String {
+pub fn format_ms(ms: i64) -> String {
     let s = ms / 1000;
     if s >= 3600 {
         format!("{}h{:02}m{:02}s", s / 3600, s % 3600 / 60, s % 60)
