@@ -8,7 +8,8 @@ records its instances restore; the broker log has the optimized assignor's warm-
 table of both and fails when a check does not hold: optimized must move no more active tasks than
 sticky, fewer of the stateful sub-topology's, and restore no more records. A third group runs
 `optimized` with a prober beside it (`kstreams-assignor probe`): a task moves only to a copy that
-has caught up, so it must restore fewer records than sticky, with the same exact output.
+has caught up, so it must restore fewer records than sticky and no more than optimized alone,
+with the same exact output.
 
 Environment: KAFKA_BOOTSTRAP, KAFKA_BROKER_LOG, KAFKA_CLASSPATH (the broker's jars, for
 SetGroupConfig.java), E2E_JAR (compat/e2e/java's jar), KSTREAMS_ASSIGNOR_BIN, E2E_WORK."""
@@ -230,8 +231,9 @@ def main():
         problems.append("the output counts are not exact under optimized with a prober")
     if not probed["probes"]:
         problems.append("the prober never asked for an assignment")
-    if probed["restored"] >= sticky["restored"]:
-        problems.append(f"optimized with a prober restored {probed['restored']} records, sticky {sticky['restored']}")
+    if probed["restored"] >= sticky["restored"] or probed["restored"] > optimized["restored"]:
+        problems.append(f"optimized with a prober restored {probed['restored']} records, without {optimized['restored']}, "
+                        f"sticky {sticky['restored']}")
     if problems:
         print("".join(l + "\n" for l in BROKER_LOG.read_text(errors="replace").splitlines() if "TaskAssignor" in l)[-4000:])
         sys.exit("streams-assignor: " + "; ".join(problems))
