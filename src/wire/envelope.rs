@@ -302,6 +302,7 @@ impl AssignmentEnvelope {
     /// ```
     pub fn encode_with_info(partitions: &[TopicPartition], info: &AssignmentInfo, shared: &mut SharedHostMaps) -> Result<Vec<u8>, EncodeError> {
         let msg = MessageKind::AssignmentEnvelope;
+        // The envelope's head; the info reserves the rest in one step (the head is small).
         let mut w = Writer::new(msg, 64 + 8 * partitions.len());
         w.i16(HIGHEST_ENVELOPE_VERSION);
         write_topic_partitions(&mut w, "assignedPartitions", &group_by_topic(partitions))?;
