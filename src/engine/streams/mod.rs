@@ -30,6 +30,7 @@ mod active;
 mod balance;
 mod input;
 mod members;
+mod moves;
 mod optimized;
 mod output;
 mod process;

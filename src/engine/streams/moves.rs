@@ -1,0 +1,241 @@
+//! Fewer moves than the engine's target makes, for a balance as even as Kafka's `sticky` keeps,
+//! after the engine's target and the balance step (`balance.rs`). `sticky` keeps a member's
+//! tasks up to its quota and moves only the rest; the engine balances to capacity-proportional
+//! quotas, tighter than `sticky`'s, and may make two moves where one does.
+//!
+//! 1. [`keep_previous`] gives moved tasks back to their previous owners where the balance lets
+//!    it (for all tasks, `sticky`'s: every member within one task of every other; for stateful
+//!    tasks, the target's own stateful spread).
+//! 2. [`cancel_swaps`] undoes swaps. Process P held t and gains u (from Q, or u had no owner or
+//!    one that left), while t goes to R: t stays on P and u goes to R instead (no move at all
+//!    where R is Q). Every process keeps its count of active tasks per sub-topology, so the
+//!    balance, the stateful spread and the sub-topology spread stay, and each undone pair saves
+//!    at least one move. Once no pair is left, no process gains a task of a sub-topology and
+//!    loses one of its own of it. Lag only chooses between pairs: the one whose new owner
+//!    restores least.
+
+use std::collections::BTreeMap;
+
+use crate::engine::{Assignment, AssignmentInput, ClientAssignment};
+use crate::wire::{LATEST_OFFSET, TaskId};
+
+/// A pair to undo: its rank, P, R, t and u.
+type Pair = ((bool, i64, i64), usize, usize, TaskId, TaskId);
+
+/// Undoes the swaps of `assignment` (see the module), against the previous owners `input`
+/// names. With `caught_up_only`, u only goes to an R caught up on it (within
+/// `acceptable.recovery.lag`), as when stateful tasks move only to caught-up copies.
+///
+/// # Complexity
+///
+/// O(swaps × pairs); a pair is a task a process lost and one it gained, of one sub-topology.
+pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput, caught_up_only: bool) {
+    let known = Known::new(assignment, input);
+    let (previous, lag) = (&known.previous, |i: usize, t: &TaskId| known.lag(i, t));
+    let acceptable = input.configs.acceptable_recovery_lag;
+    loop {
+        let owner: BTreeMap<&TaskId, usize> =
+            assignment.clients.iter().enumerate().flat_map(|(i, c)| c.active_tasks.iter().map(move |t| (t, i))).collect();
+        // The best pair: (u's new owner R is its previous one, R's lag on u, the change in lag
+        // restored), then the first.
+        let mut best: Option<Pair> = None;
+        let previous = &previous;
+        for (p, client) in assignment.clients.iter().enumerate() {
+            let gained: Vec<&TaskId> = client.active_tasks.iter().filter(|u| previous.get(*u) != Some(&p)).collect();
+            if gained.is_empty() {
+                continue;
+            }
+            for (t, _) in previous.iter().filter(|&(_, &q)| q == p) {
+                let Some(&r) = owner.get(t).filter(|&&r| r != p) else { continue };
+                for &u in gained.iter().filter(|u| u.subtopology == t.subtopology && u.topology == t.topology) {
+                    let lag_r = lag(r, u);
+                    let stays = previous.get(u) == Some(&r);
+                    if caught_up_only && !stays && lag_r > acceptable {
+                        continue;
+                    }
+                    let key = (!stays, lag_r, lag_r - lag(p, u) - lag(r, t));
+                    if best.as_ref().is_none_or(|b| key < b.0) {
+                        best = Some((key, p, r, t.clone(), u.clone()));
+                    }
+                }
+            }
+        }
+        let Some((_, p, r, t, u)) = best else { return };
+        exchange(assignment, p, r, &t, &u);
+    }
+}
+
+/// Gives back to its previous owner P every task the target moves to another process R where
+/// the balance lets it:
+///
+/// * all active tasks: P stays within ceil(tasks / members) per member (the cap Kafka's
+///   `sticky` keeps) and R within floor(tasks / members) per member, so every member stays
+///   within one task of every other, as under `sticky`;
+/// * stateful active tasks: P's and R's stateful tasks per member stay between the lowest and
+///   the highest the target has, so the stateful spread stays the target's.
+///
+/// The engine's capacity-proportional quotas of all tasks are tighter than the first rule (two
+/// stateless tasks on a process of two members stay there when a task-less process of two
+/// members joins), and a move that only serves them is not made. The most costly moves (the
+/// most R would restore) are given back first. The copy P held of the task takes R's place.
+///
+/// # Complexity
+///
+/// O(moves given back × tasks).
+pub(crate) fn keep_previous(assignment: &mut Assignment, input: &AssignmentInput) {
+    let known = Known::new(assignment, input);
+    let caps: BTreeMap<_, u64> = input.clients.iter().map(|c| (c.process_id, u64::from(c.capacity.max(1)))).collect();
+    let caps: Vec<u64> = assignment.clients.iter().map(|c| caps.get(&c.process_id).copied().unwrap_or(1)).collect();
+    let members: u64 = caps.iter().sum::<u64>().max(1);
+    let stateful = |t: &TaskId| !input.stateless_tasks.contains(t);
+    let count = |a: &Assignment, of: &dyn Fn(&TaskId) -> bool| -> Vec<u64> {
+        a.clients.iter().map(|c| c.active_tasks.iter().filter(|t| of(t)).count() as u64).collect()
+    };
+    let (mut all, mut held) = (count(assignment, &|_| true), count(assignment, &stateful));
+    let window = |counts: &[u64]| {
+        let total: u64 = counts.iter().sum();
+        (total / members, total.div_ceil(members))
+    };
+    let (lo, hi) = window(&all);
+    // Stateful loads per member stay within the lowest and highest the target has.
+    let load = |i: usize| (held[i], caps[i]);
+    let below = |a: (u64, u64), b: (u64, u64)| u128::from(a.0) * u128::from(b.1) < u128::from(b.0) * u128::from(a.1);
+    let (held_lo, held_hi) = (0..held.len()).fold(((0, 1), (0, 1)), |(l, h), i| {
+        let x = load(i);
+        (if i == 0 || below(x, l) { x } else { l }, if i == 0 || below(h, x) { x } else { h })
+    });
+    loop {
+        // The move given back: R's lag on it (the most first), then the first task.
+        let mut best: Option<(i64, TaskId, usize, usize)> = None;
+        for (r, client) in assignment.clients.iter().enumerate() {
+            for t in &client.active_tasks {
+                let Some(&p) = known.previous.get(t).filter(|&&p| p != r) else { continue };
+                if all[p] >= caps[p] * hi || all[r] <= caps[r] * lo {
+                    continue;
+                }
+                if stateful(t) && (below(held_hi, (held[p] + 1, caps[p])) || below((held[r] - 1, caps[r]), held_lo)) {
+                    continue;
+                }
+                let cost = known.lag(r, t);
+                if best.as_ref().is_none_or(|b| cost > b.0) {
+                    best = Some((cost, t.clone(), p, r));
+                }
+            }
+        }
+        let Some((_, t, p, r)) = best else { return };
+        let role = take_role(&mut assignment.clients[p], &t);
+        remove(&mut assignment.clients[r].active_tasks, &t);
+        insert(&mut assignment.clients[p].active_tasks, &t);
+        put_role(&mut assignment.clients[r], &t, role);
+        let (pid, rid) = (assignment.clients[p].process_id, assignment.clients[r].process_id);
+        if role.warmup {
+            for w in assignment.followup.watch_list.iter_mut().filter(|w| w.task_id == t && w.process_id == pid) {
+                w.process_id = rid;
+            }
+        }
+        all[p] += 1;
+        all[r] -= 1;
+        if stateful(&t) {
+            held[p] += 1;
+            held[r] -= 1;
+        }
+    }
+}
+
+/// What the passes read of the input: each task's previous owner and each client's lag.
+struct Known<'a> {
+    /// Each task's previous active owner, by index into the assignment's clients.
+    previous: BTreeMap<TaskId, usize>,
+    /// Each client's reported offset sums, by index into the assignment's clients.
+    sums: Vec<Option<&'a BTreeMap<TaskId, i64>>>,
+    input: &'a AssignmentInput,
+}
+
+impl<'a> Known<'a> {
+    fn new(assignment: &Assignment, input: &'a AssignmentInput) -> Self {
+        let index: BTreeMap<_, usize> = assignment.clients.iter().enumerate().map(|(i, c)| (c.process_id, i)).collect();
+        let mut previous = BTreeMap::new();
+        let mut sums = vec![None; assignment.clients.len()];
+        for client in &input.clients {
+            let Some(&i) = index.get(&client.process_id) else { continue };
+            sums[i] = Some(&client.task_offset_sums);
+            for t in &client.owned_active_tasks {
+                previous.insert(t.clone(), i);
+            }
+        }
+        Self { previous, sums, input }
+    }
+
+    /// Client `i`'s lag on `t`: 0 for a stateless task or one it runs, else the end-offset sum
+    /// less its reported sum (the whole end without one).
+    fn lag(&self, i: usize, t: &TaskId) -> i64 {
+        if self.input.stateless_tasks.contains(t) {
+            return 0;
+        }
+        let end = self.input.changelog_end_offset_sums.as_ref().and_then(|e| e.get(t)).copied().unwrap_or(0).max(0);
+        match self.sums[i].and_then(|s| s.get(t)).copied() {
+            Some(LATEST_OFFSET) => 0,
+            Some(sum) if sum >= 0 => (end - sum).max(0),
+            _ => end,
+        }
+    }
+}
+
+/// P runs t and R runs u, where P ran u and R ran t: each task's other copies on the two
+/// processes trade places with its active, so every task keeps its number of copies and no
+/// process holds two copies of one task.
+fn exchange(assignment: &mut Assignment, p: usize, r: usize, t: &TaskId, u: &TaskId) {
+    let role_p_t = take_role(&mut assignment.clients[p], t);
+    let role_r_u = take_role(&mut assignment.clients[r], u);
+    for (client, out, into) in [(p, u, t), (r, t, u)] {
+        let c = &mut assignment.clients[client];
+        remove(&mut c.active_tasks, out);
+        insert(&mut c.active_tasks, into);
+    }
+    put_role(&mut assignment.clients[r], t, role_p_t);
+    put_role(&mut assignment.clients[p], u, role_r_u);
+    let (pid, rid) = (assignment.clients[p].process_id, assignment.clients[r].process_id);
+    for w in &mut assignment.followup.watch_list {
+        if role_p_t.warmup && w.task_id == *t && w.process_id == pid {
+            w.process_id = rid;
+        } else if role_r_u.warmup && w.task_id == *u && w.process_id == rid {
+            w.process_id = pid;
+        }
+    }
+    assignment.followup.watch_list.sort_by(|a, b| (&a.task_id, a.process_id).cmp(&(&b.task_id, b.process_id)));
+}
+
+/// The kind of copy other than active a client holds of a task.
+#[derive(Debug, Clone, Copy, Default)]
+struct Role {
+    standby: bool,
+    warmup: bool,
+    spare: bool,
+}
+
+fn take_role(client: &mut ClientAssignment, task: &TaskId) -> Role {
+    Role { standby: remove(&mut client.standby_tasks, task), warmup: remove(&mut client.warmup_tasks, task), spare: remove(&mut client.spare_tasks, task) }
+}
+
+fn put_role(client: &mut ClientAssignment, task: &TaskId, role: Role) {
+    for (has, list) in [(role.standby, &mut client.standby_tasks), (role.warmup, &mut client.warmup_tasks), (role.spare, &mut client.spare_tasks)] {
+        if has {
+            insert(list, task);
+        }
+    }
+}
+
+fn remove(list: &mut Vec<TaskId>, task: &TaskId) -> bool {
+    match list.iter().position(|t| t == task) {
+        Some(at) => {
+            list.remove(at);
+            true
+        }
+        None => false,
+    }
+}
+
+fn insert(list: &mut Vec<TaskId>, task: &TaskId) {
+    let at = list.partition_point(|t| t < task);
+    list.insert(at, task.clone());
+}
