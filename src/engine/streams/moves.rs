@@ -7,12 +7,13 @@
 //!    it (for all tasks, `sticky`'s: every member within one task of every other; for stateful
 //!    tasks, the target's own stateful spread).
 //! 2. [`cancel_swaps`] undoes swaps. Process P held t and gains u (from Q, or u had no owner or
-//!    one that left), while t goes to R: t stays on P and u goes to R instead (no move at all
-//!    where R is Q). Every process keeps its count of active tasks per sub-topology, so the
-//!    balance, the stateful spread and the sub-topology spread stay, and each undone pair saves
-//!    at least one move. Once no pair is left, no process gains a task of a sub-topology and
-//!    loses one of its own of it. Lag only chooses between pairs: the one whose new owner
-//!    restores least.
+//!    one that left), both stateful or both stateless, while t goes to R: t stays on P and u
+//!    goes to R instead (no move at all where R is Q). Every process keeps its counts of active
+//!    and of stateful active tasks, so the balance and the stateful spread stay, and each undone
+//!    pair saves at least one move. Once no pair is left, no process gains a stateful (stateless)
+//!    task and loses one of its own: the moves are the least the per-process counts of stateful
+//!    and stateless tasks need. Pairs of one sub-topology go first (they keep the sub-topology
+//!    spread too), then those whose new owner restores least.
 
 use std::collections::BTreeMap;
 
@@ -20,7 +21,7 @@ use crate::engine::{Assignment, AssignmentInput, ClientAssignment};
 use crate::wire::{LATEST_OFFSET, TaskId};
 
 /// A pair to undo: its rank, P, R, t and u.
-type Pair = ((bool, i64, i64), usize, usize, TaskId, TaskId);
+type Pair = ((bool, bool, i64, i64), usize, usize, TaskId, TaskId);
 
 /// Undoes the swaps of `assignment` (see the module), against the previous owners `input`
 /// names. With `caught_up_only`, u only goes to an R caught up on it (within
@@ -28,7 +29,7 @@ type Pair = ((bool, i64, i64), usize, usize, TaskId, TaskId);
 ///
 /// # Complexity
 ///
-/// O(swaps × pairs); a pair is a task a process lost and one it gained, of one sub-topology.
+/// O(swaps × pairs); a pair is a task a process lost and one it gained, of one kind.
 pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput, caught_up_only: bool) {
     let known = Known::new(assignment, input);
     let (previous, lag) = (&known.previous, |i: usize, t: &TaskId| known.lag(i, t));
@@ -36,8 +37,8 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
     loop {
         let owner: BTreeMap<&TaskId, usize> =
             assignment.clients.iter().enumerate().flat_map(|(i, c)| c.active_tasks.iter().map(move |t| (t, i))).collect();
-        // The best pair: (u's new owner R is its previous one, R's lag on u, the change in lag
-        // restored), then the first.
+        // The best pair: (u's new owner R is its previous one, t and u of one sub-topology, R's
+        // lag on u, the change in lag restored), then the first.
         let mut best: Option<Pair> = None;
         let previous = &previous;
         for (p, client) in assignment.clients.iter().enumerate() {
@@ -47,13 +48,15 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
             }
             for (t, _) in previous.iter().filter(|&(_, &q)| q == p) {
                 let Some(&r) = owner.get(t).filter(|&&r| r != p) else { continue };
-                for &u in gained.iter().filter(|u| u.subtopology == t.subtopology && u.topology == t.topology) {
+                let stateless = input.stateless_tasks.contains(t);
+                for &u in gained.iter().filter(|u| input.stateless_tasks.contains(*u) == stateless) {
+                    let other = u.subtopology != t.subtopology || u.topology != t.topology;
                     let lag_r = lag(r, u);
                     let stays = previous.get(u) == Some(&r);
                     if caught_up_only && !stays && lag_r > acceptable {
                         continue;
                     }
-                    let key = (!stays, lag_r, lag_r - lag(p, u) - lag(r, t));
+                    let key = (!stays, other, lag_r, lag_r - lag(p, u) - lag(r, t));
                     if best.as_ref().is_none_or(|b| key < b.0) {
                         best = Some((key, p, r, t.clone(), u.clone()));
                     }
