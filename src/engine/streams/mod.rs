@@ -28,6 +28,7 @@
 
 mod active;
 mod balance;
+mod counts;
 mod input;
 mod members;
 mod moves;

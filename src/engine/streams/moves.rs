@@ -3,9 +3,10 @@
 //! tasks up to its quota and moves only the rest; the engine balances to capacity-proportional
 //! quotas, tighter than `sticky`'s, and may make two moves where one does.
 //!
-//! 1. [`keep_previous`] gives moved tasks back to their previous owners where the balance lets
-//!    it (for all tasks, `sticky`'s: every member within one task of every other; for stateful
-//!    tasks, the target's own stateful spread).
+//! 1. [`keep_previous`] chooses, within the balance bounds (for all tasks, `sticky`'s: every
+//!    member within one task of every other; for stateful tasks, the target's own stateful
+//!    spread), the per-process counts of stateful and stateless tasks that need the fewest moves
+//!    (`counts.rs`), and reaches them giving moved tasks back to their previous owners first.
 //! 2. [`cancel_swaps`] undoes swaps. Process P held t and gains u (from Q, or u had no owner or
 //!    one that left), both stateful or both stateless, while t goes to R: t stays on P and u
 //!    goes to R instead (no move at all where R is Q). Every process keeps its counts of active
@@ -17,8 +18,12 @@
 
 use std::collections::BTreeMap;
 
+use super::counts::{Process, fewest_moves};
 use crate::engine::{Assignment, AssignmentInput, ClientAssignment};
 use crate::wire::{LATEST_OFFSET, TaskId};
+
+/// A move toward the counts: its rank, the task, its destination and its source.
+type Move = ((bool, i64, i64), TaskId, usize, usize);
 
 /// A pair to undo: its rank, P, R, t and u.
 type Pair = ((bool, bool, i64, i64), usize, usize, TaskId, TaskId);
@@ -68,60 +73,116 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
     }
 }
 
-/// Gives back to its previous owner P every task the target moves to another process R where
-/// the balance lets it:
+/// Gives back to their previous owners the tasks the target moves where the balance lets it.
+/// The bounds, per process:
 ///
-/// * all active tasks: P stays within ceil(tasks / members) per member (the cap Kafka's
-///   `sticky` keeps) and R within floor(tasks / members) per member, so every member stays
-///   within one task of every other, as under `sticky`;
-/// * stateful active tasks: P's and R's stateful tasks per member stay between the lowest and
-///   the highest the target has, so the stateful spread stays the target's.
+/// * all active tasks: at most ceil(tasks / members) per member (the cap Kafka's `sticky`
+///   keeps) and at least floor(tasks / members), so every member stays within one task of every
+///   other, as under `sticky`;
+/// * stateful active tasks: per member, between the lowest and the highest the target has, so
+///   the stateful spread stays the target's.
 ///
-/// The engine's capacity-proportional quotas of all tasks are tighter than the first rule (two
+/// (A process the target leaves outside them keeps its count as a bound.) Within them, the
+/// per-process counts of stateful and of stateless tasks with the fewest moves, then nearest the
+/// target's ([`fewest_moves`]), are reached by moving tasks from the processes above their counts
+/// to those below: first back to a task's previous owner (the most the target's owner would
+/// restore first), then a task the process gained rather than one of its own, to the process
+/// that lags least on it. The copy the destination held of the task takes the source's place.
+///
+/// The engine's capacity-proportional quotas of all tasks are tighter than the first bound (two
 /// stateless tasks on a process of two members stay there when a task-less process of two
-/// members joins), and a move that only serves them is not made. The most costly moves (the
-/// most R would restore) are given back first. The copy P held of the task takes R's place.
+/// members joins), and a move that only serves them is not made.
 ///
-/// # Complexity
+/// With `caught_up_only` a stateful task moves only back to its previous owner or to a process
+/// caught up on it, each move within the bounds, so the counts may stay short of the fewest
+/// moves; without, the counts are reached.
 ///
-/// O(moves given back × tasks).
-pub(crate) fn keep_previous(assignment: &mut Assignment, input: &AssignmentInput) {
+pub(crate) fn keep_previous(assignment: &mut Assignment, input: &AssignmentInput, caught_up_only: bool) {
     let known = Known::new(assignment, input);
     let caps: BTreeMap<_, u64> = input.clients.iter().map(|c| (c.process_id, u64::from(c.capacity.max(1)))).collect();
     let caps: Vec<u64> = assignment.clients.iter().map(|c| caps.get(&c.process_id).copied().unwrap_or(1)).collect();
+    let n = caps.len();
     let members: u64 = caps.iter().sum::<u64>().max(1);
     let stateful = |t: &TaskId| !input.stateless_tasks.contains(t);
     let count = |a: &Assignment, of: &dyn Fn(&TaskId) -> bool| -> Vec<u64> {
         a.clients.iter().map(|c| c.active_tasks.iter().filter(|t| of(t)).count() as u64).collect()
     };
     let (mut all, mut held) = (count(assignment, &|_| true), count(assignment, &stateful));
-    let window = |counts: &[u64]| {
-        let total: u64 = counts.iter().sum();
-        (total / members, total.div_ceil(members))
-    };
-    let (lo, hi) = window(&all);
+    let total: u64 = all.iter().sum();
+    let (lo, hi) = (total / members, total.div_ceil(members));
     // Stateful loads per member stay within the lowest and highest the target has.
-    let load = |i: usize| (held[i], caps[i]);
     let below = |a: (u64, u64), b: (u64, u64)| u128::from(a.0) * u128::from(b.1) < u128::from(b.0) * u128::from(a.1);
-    let (held_lo, held_hi) = (0..held.len()).fold(((0, 1), (0, 1)), |(l, h), i| {
-        let x = load(i);
+    let (held_lo, held_hi) = (0..n).fold(((0, 1), (0, 1)), |(l, h), i| {
+        let x = (held[i], caps[i]);
         (if i == 0 || below(x, l) { x } else { l }, if i == 0 || below(h, x) { x } else { h })
     });
+    // The counts to reach: the fewest moves within those bounds (each process's own counts
+    // within them too, should the target have left it outside).
+    let mut own = vec![(0, 0); n];
+    for t in assignment.clients.iter().flat_map(|c| &c.active_tasks) {
+        if let Some(&p) = known.previous.get(t) {
+            if stateful(t) {
+                own[p].0 += 1;
+            } else {
+                own[p].1 += 1;
+            }
+        }
+    }
+    let processes: Vec<Process> = (0..n)
+        .map(|i| {
+            let c = u128::from(caps[i]);
+            let fewest = (u128::from(held_lo.0) * c).div_ceil(u128::from(held_lo.1)) as u64;
+            let most = (u128::from(held_hi.0) * c / u128::from(held_hi.1)) as u64;
+            Process {
+                own: own[i],
+                target: (held[i], all[i]),
+                stateful: (fewest.min(held[i]), most.max(held[i])),
+                all: ((caps[i] * lo).min(all[i]), (caps[i] * hi).max(all[i])),
+            }
+        })
+        .collect();
+    let goal = fewest_moves(&processes);
+    let acceptable = input.configs.acceptable_recovery_lag;
     loop {
-        // The move given back: R's lag on it (the most first), then the first task.
-        let mut best: Option<(i64, TaskId, usize, usize)> = None;
+        // The move: first those given back to their previous owner, the most R would restore
+        // first; then, to reach the counts, a task R gained rather than one of its own, to the
+        // process that lags least on it.
+        let mut best: Option<Move> = None;
         for (r, client) in assignment.clients.iter().enumerate() {
             for t in &client.active_tasks {
-                let Some(&p) = known.previous.get(t).filter(|&&p| p != r) else { continue };
-                if all[p] >= caps[p] * hi || all[r] <= caps[r] * lo {
+                let kind = stateful(t);
+                let previous = known.previous.get(t).copied();
+                let counts = |i: usize| if kind { held[i] } else { all[i] - held[i] };
+                let goal_of = |i: usize| goal.as_ref().map(|g| if kind { g[i].0 } else { g[i].1 });
+                if goal_of(r).is_some_and(|g| counts(r) <= g) {
                     continue;
                 }
-                if stateful(t) && (below(held_hi, (held[p] + 1, caps[p])) || below((held[r] - 1, caps[r]), held_lo)) {
-                    continue;
-                }
-                let cost = known.lag(r, t);
-                if best.as_ref().is_none_or(|b| cost > b.0) {
-                    best = Some((cost, t.clone(), p, r));
+                for p in (0..n).filter(|&p| p != r) {
+                    let back = previous == Some(p);
+                    if !back && goal.is_none() {
+                        continue;
+                    }
+                    if goal_of(p).is_some_and(|g| counts(p) >= g) {
+                        continue;
+                    }
+                    // The counts reached are within the bounds; on the way there, each move
+                    // stays within them only where a move may be the last (some stateful moves
+                    // wait for caught-up copies).
+                    let within = goal.is_some() && !caught_up_only;
+                    if !within && (all[r] <= processes[r].all.0 || all[p] >= processes[p].all.1) {
+                        continue;
+                    }
+                    if !within && kind && (below(held_hi, (held[p] + 1, caps[p])) || below((held[r] - 1, caps[r]), held_lo)) {
+                        continue;
+                    }
+                    let lag = known.lag(p, t);
+                    if !back && caught_up_only && kind && lag > acceptable {
+                        continue;
+                    }
+                    let key = if back { (false, -known.lag(r, t), 0) } else { (true, i64::from(previous == Some(r)), lag) };
+                    if best.as_ref().is_none_or(|b| key < b.0) {
+                        best = Some((key, t.clone(), p, r));
+                    }
                 }
             }
         }

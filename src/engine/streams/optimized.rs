@@ -257,13 +257,13 @@ fn assign_members(
         Moves::AtOnce => {
             let mut assignment = apply_at_once(&mut input)?;
             super::balance::balance_processes(&mut assignment, &input);
-            super::moves::keep_previous(&mut assignment, &input);
+            super::moves::keep_previous(&mut assignment, &input, false);
             super::moves::cancel_swaps(&mut assignment, &input, false);
             assignment
         }
         Moves::AfterWarmup => {
             let mut assignment = OptimizedTaskAssignor.assign(&input)?;
-            super::moves::keep_previous(&mut assignment, &input);
+            super::moves::keep_previous(&mut assignment, &input, true);
             super::moves::cancel_swaps(&mut assignment, &input, true);
             assignment
         }
