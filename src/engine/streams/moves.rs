@@ -95,7 +95,9 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
 ///
 /// With `caught_up_only` a stateful task moves only back to its previous owner or to a process
 /// caught up on it, each move within the bounds, so the counts may stay short of the fewest
-/// moves; without, the counts are reached.
+/// moves; without, the counts are reached. With it too, a task a watched warm-up restores counts
+/// on the warm-up's process, where it will run: the tasks that move now (stateless ones) leave
+/// room for it rather than move again when it comes.
 ///
 pub(crate) fn keep_previous(assignment: &mut Assignment, input: &AssignmentInput, caught_up_only: bool) {
     let known = Known::new(assignment, input);
@@ -108,6 +110,20 @@ pub(crate) fn keep_previous(assignment: &mut Assignment, input: &AssignmentInput
         a.clients.iter().map(|c| c.active_tasks.iter().filter(|t| of(t)).count() as u64).collect()
     };
     let (mut all, mut held) = (count(assignment, &|_| true), count(assignment, &stateful));
+    if caught_up_only {
+        // A task a warm-up restores counts where it will run once the copy has caught up, so
+        // that the tasks that can move now leave room for it.
+        let at: BTreeMap<_, usize> = assignment.clients.iter().enumerate().map(|(i, c)| (c.process_id, i)).collect();
+        let owner: BTreeMap<&TaskId, usize> =
+            assignment.clients.iter().enumerate().flat_map(|(i, c)| c.active_tasks.iter().map(move |t| (t, i))).collect();
+        let mut waiting = std::collections::BTreeSet::new();
+        for w in &assignment.followup.watch_list {
+            let (Some(&to), Some(&from)) = (at.get(&w.process_id), owner.get(&w.task_id)) else { continue };
+            if to != from && held[from] > 0 && waiting.insert(&w.task_id) {
+                (all[to], held[to], all[from], held[from]) = (all[to] + 1, held[to] + 1, all[from] - 1, held[from] - 1);
+            }
+        }
+    }
     let total: u64 = all.iter().sum();
     let (lo, hi) = (total / members, total.div_ceil(members));
     // Stateful loads per member stay within the lowest and highest the target has.
