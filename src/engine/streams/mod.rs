@@ -28,8 +28,10 @@
 
 mod active;
 mod balance;
+mod counts;
 mod input;
 mod members;
+mod moves;
 mod optimized;
 mod output;
 mod process;

@@ -75,7 +75,10 @@ impl StreamsMemory {
 /// chosen by lag and restore rate. Balance is a hard rule: where the engine's caught-up rule
 /// still leaves a process above its share, the balance step (`balance.rs`) moves the cheapest
 /// tasks to the processes below theirs, to the engine's own quotas, so no member is above
-/// ceil(tasks / members), as under `sticky`.
+/// ceil(tasks / members), as under `sticky`. Moves that balance does not need are then undone
+/// (`moves.rs`): a moved task goes back to its previous owner where every member stays within
+/// one task of every other (stateful tasks within the target's stateful spread), and a process
+/// that would gain a task and lose one of its own of the same sub-topology keeps its own.
 /// * `topology`: the subtopologies with their task counts and stateful flags.
 /// * `memory`: this group's memory; read for restore rates and updated with this assignment.
 /// * `now_ms`: the host's clock, for the restore rates (the engine has none).
@@ -254,9 +257,16 @@ fn assign_members(
         Moves::AtOnce => {
             let mut assignment = apply_at_once(&mut input)?;
             super::balance::balance_processes(&mut assignment, &input);
+            super::moves::keep_previous(&mut assignment, &input, false);
+            super::moves::cancel_swaps(&mut assignment, &input, false);
             assignment
         }
-        Moves::AfterWarmup => OptimizedTaskAssignor.assign(&input)?,
+        Moves::AfterWarmup => {
+            let mut assignment = OptimizedTaskAssignor.assign(&input)?;
+            super::moves::keep_previous(&mut assignment, &input, true);
+            super::moves::cancel_swaps(&mut assignment, &input, true);
+            assignment
+        }
     };
     memory.followup = Some(assignment.followup.clone());
     memory.snapshot = Snapshot::take(&mut input, now_ms);

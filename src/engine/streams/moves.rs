@@ -1,0 +1,321 @@
+//! Fewer moves than the engine's target makes, for a balance as even as Kafka's `sticky` keeps,
+//! after the engine's target and the balance step (`balance.rs`). `sticky` keeps a member's
+//! tasks up to its quota and moves only the rest; the engine balances to capacity-proportional
+//! quotas, tighter than `sticky`'s, and may make two moves where one does.
+//!
+//! 1. [`keep_previous`] chooses, within the balance bounds (for all tasks, `sticky`'s: every
+//!    member within one task of every other; for stateful tasks, the target's own stateful
+//!    spread), the per-process counts of stateful and stateless tasks that need the fewest moves
+//!    (`counts.rs`), and reaches them giving moved tasks back to their previous owners first.
+//! 2. [`cancel_swaps`] undoes swaps. Process P held t and gains u (from Q, or u had no owner or
+//!    one that left), both stateful or both stateless, while t goes to R: t stays on P and u
+//!    goes to R instead (no move at all where R is Q). Every process keeps its counts of active
+//!    and of stateful active tasks, so the balance and the stateful spread stay, and each undone
+//!    pair saves at least one move. Once no pair is left, no process gains a stateful (stateless)
+//!    task and loses one of its own: the moves are the least the per-process counts of stateful
+//!    and stateless tasks need. Pairs of one sub-topology go first (they keep the sub-topology
+//!    spread too), then those whose new owner restores least.
+
+use std::collections::BTreeMap;
+
+use super::counts::{Process, fewest_moves};
+use crate::engine::{Assignment, AssignmentInput, ClientAssignment};
+use crate::wire::{LATEST_OFFSET, TaskId};
+
+/// A move toward the counts: its rank, the task, its destination and its source.
+type Move = ((bool, i64, i64), TaskId, usize, usize);
+
+/// A pair to undo: its rank, P, R, t and u.
+type Pair = ((bool, bool, i64, i64), usize, usize, TaskId, TaskId);
+
+/// Undoes the swaps of `assignment` (see the module), against the previous owners `input`
+/// names. With `caught_up_only`, u only goes to an R caught up on it (within
+/// `acceptable.recovery.lag`), as when stateful tasks move only to caught-up copies.
+///
+/// # Complexity
+///
+/// O(swaps × pairs); a pair is a task a process lost and one it gained, of one kind.
+pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput, caught_up_only: bool) {
+    let known = Known::new(assignment, input);
+    let (previous, lag) = (&known.previous, |i: usize, t: &TaskId| known.lag(i, t));
+    let acceptable = input.configs.acceptable_recovery_lag;
+    loop {
+        let owner: BTreeMap<&TaskId, usize> =
+            assignment.clients.iter().enumerate().flat_map(|(i, c)| c.active_tasks.iter().map(move |t| (t, i))).collect();
+        // The best pair: (u's new owner R is its previous one, t and u of one sub-topology, R's
+        // lag on u, the change in lag restored), then the first.
+        let mut best: Option<Pair> = None;
+        let previous = &previous;
+        for (p, client) in assignment.clients.iter().enumerate() {
+            let gained: Vec<&TaskId> = client.active_tasks.iter().filter(|u| previous.get(*u) != Some(&p)).collect();
+            if gained.is_empty() {
+                continue;
+            }
+            for (t, _) in previous.iter().filter(|&(_, &q)| q == p) {
+                let Some(&r) = owner.get(t).filter(|&&r| r != p) else { continue };
+                let stateless = input.stateless_tasks.contains(t);
+                for &u in gained.iter().filter(|u| input.stateless_tasks.contains(*u) == stateless) {
+                    let other = u.subtopology != t.subtopology || u.topology != t.topology;
+                    let lag_r = lag(r, u);
+                    let stays = previous.get(u) == Some(&r);
+                    if caught_up_only && !stays && lag_r > acceptable {
+                        continue;
+                    }
+                    let key = (!stays, other, lag_r, lag_r - lag(p, u) - lag(r, t));
+                    if best.as_ref().is_none_or(|b| key < b.0) {
+                        best = Some((key, p, r, t.clone(), u.clone()));
+                    }
+                }
+            }
+        }
+        let Some((_, p, r, t, u)) = best else { return };
+        exchange(assignment, p, r, &t, &u);
+    }
+}
+
+/// Gives back to their previous owners the tasks the target moves where the balance lets it.
+/// The bounds, per process:
+///
+/// * all active tasks: at most ceil(tasks / members) per member (the cap Kafka's `sticky`
+///   keeps) and at least floor(tasks / members), so every member stays within one task of every
+///   other, as under `sticky`;
+/// * stateful active tasks: per member, between the lowest and the highest the target has, so
+///   the stateful spread stays the target's.
+///
+/// (A process the target leaves outside them keeps its count as a bound.) Within them, the
+/// per-process counts of stateful and of stateless tasks with the fewest moves, then nearest the
+/// target's ([`fewest_moves`]), are reached by moving tasks from the processes above their counts
+/// to those below: first back to a task's previous owner (the most the target's owner would
+/// restore first), then a task the process gained rather than one of its own, to the process
+/// that lags least on it. The copy the destination held of the task takes the source's place.
+///
+/// The engine's capacity-proportional quotas of all tasks are tighter than the first bound (two
+/// stateless tasks on a process of two members stay there when a task-less process of two
+/// members joins), and a move that only serves them is not made.
+///
+/// With `caught_up_only` a stateful task moves only back to its previous owner or to a process
+/// caught up on it, each move within the bounds, so the counts may stay short of the fewest
+/// moves; without, the counts are reached. With it too, a task a watched warm-up restores counts
+/// on the warm-up's process, where it will run: the tasks that move now (stateless ones) leave
+/// room for it rather than move again when it comes.
+///
+pub(crate) fn keep_previous(assignment: &mut Assignment, input: &AssignmentInput, caught_up_only: bool) {
+    let known = Known::new(assignment, input);
+    let caps: BTreeMap<_, u64> = input.clients.iter().map(|c| (c.process_id, u64::from(c.capacity.max(1)))).collect();
+    let caps: Vec<u64> = assignment.clients.iter().map(|c| caps.get(&c.process_id).copied().unwrap_or(1)).collect();
+    let n = caps.len();
+    let members: u64 = caps.iter().sum::<u64>().max(1);
+    let stateful = |t: &TaskId| !input.stateless_tasks.contains(t);
+    let count = |a: &Assignment, of: &dyn Fn(&TaskId) -> bool| -> Vec<u64> {
+        a.clients.iter().map(|c| c.active_tasks.iter().filter(|t| of(t)).count() as u64).collect()
+    };
+    let (mut all, mut held) = (count(assignment, &|_| true), count(assignment, &stateful));
+    if caught_up_only {
+        // A task a warm-up restores counts where it will run once the copy has caught up, so
+        // that the tasks that can move now leave room for it.
+        let at: BTreeMap<_, usize> = assignment.clients.iter().enumerate().map(|(i, c)| (c.process_id, i)).collect();
+        let owner: BTreeMap<&TaskId, usize> =
+            assignment.clients.iter().enumerate().flat_map(|(i, c)| c.active_tasks.iter().map(move |t| (t, i))).collect();
+        let mut waiting = std::collections::BTreeSet::new();
+        for w in &assignment.followup.watch_list {
+            let (Some(&to), Some(&from)) = (at.get(&w.process_id), owner.get(&w.task_id)) else { continue };
+            if to != from && held[from] > 0 && waiting.insert(&w.task_id) {
+                (all[to], held[to], all[from], held[from]) = (all[to] + 1, held[to] + 1, all[from] - 1, held[from] - 1);
+            }
+        }
+    }
+    let total: u64 = all.iter().sum();
+    let (lo, hi) = (total / members, total.div_ceil(members));
+    // Stateful loads per member stay within the lowest and highest the target has.
+    let below = |a: (u64, u64), b: (u64, u64)| u128::from(a.0) * u128::from(b.1) < u128::from(b.0) * u128::from(a.1);
+    let (held_lo, held_hi) = (0..n).fold(((0, 1), (0, 1)), |(l, h), i| {
+        let x = (held[i], caps[i]);
+        (if i == 0 || below(x, l) { x } else { l }, if i == 0 || below(h, x) { x } else { h })
+    });
+    // The counts to reach: the fewest moves within those bounds (each process's own counts
+    // within them too, should the target have left it outside).
+    let mut own = vec![(0, 0); n];
+    for t in assignment.clients.iter().flat_map(|c| &c.active_tasks) {
+        if let Some(&p) = known.previous.get(t) {
+            if stateful(t) {
+                own[p].0 += 1;
+            } else {
+                own[p].1 += 1;
+            }
+        }
+    }
+    let processes: Vec<Process> = (0..n)
+        .map(|i| {
+            let c = u128::from(caps[i]);
+            let fewest = (u128::from(held_lo.0) * c).div_ceil(u128::from(held_lo.1)) as u64;
+            let most = (u128::from(held_hi.0) * c / u128::from(held_hi.1)) as u64;
+            Process {
+                own: own[i],
+                target: (held[i], all[i]),
+                stateful: (fewest.min(held[i]), most.max(held[i])),
+                all: ((caps[i] * lo).min(all[i]), (caps[i] * hi).max(all[i])),
+            }
+        })
+        .collect();
+    let goal = fewest_moves(&processes);
+    let acceptable = input.configs.acceptable_recovery_lag;
+    loop {
+        // The move: first those given back to their previous owner, the most R would restore
+        // first; then, to reach the counts, a task R gained rather than one of its own, to the
+        // process that lags least on it.
+        let mut best: Option<Move> = None;
+        for (r, client) in assignment.clients.iter().enumerate() {
+            for t in &client.active_tasks {
+                let kind = stateful(t);
+                let previous = known.previous.get(t).copied();
+                let counts = |i: usize| if kind { held[i] } else { all[i] - held[i] };
+                let goal_of = |i: usize| goal.as_ref().map(|g| if kind { g[i].0 } else { g[i].1 });
+                if goal_of(r).is_some_and(|g| counts(r) <= g) {
+                    continue;
+                }
+                for p in (0..n).filter(|&p| p != r) {
+                    let back = previous == Some(p);
+                    if !back && goal.is_none() {
+                        continue;
+                    }
+                    if goal_of(p).is_some_and(|g| counts(p) >= g) {
+                        continue;
+                    }
+                    // The counts reached are within the bounds; on the way there, each move
+                    // stays within them only where a move may be the last (some stateful moves
+                    // wait for caught-up copies).
+                    let within = goal.is_some() && !caught_up_only;
+                    if !within && (all[r] <= processes[r].all.0 || all[p] >= processes[p].all.1) {
+                        continue;
+                    }
+                    if !within && kind && (below(held_hi, (held[p] + 1, caps[p])) || below((held[r] - 1, caps[r]), held_lo)) {
+                        continue;
+                    }
+                    let lag = known.lag(p, t);
+                    if !back && caught_up_only && kind && lag > acceptable {
+                        continue;
+                    }
+                    let key = if back { (false, -known.lag(r, t), 0) } else { (true, i64::from(previous == Some(r)), lag) };
+                    if best.as_ref().is_none_or(|b| key < b.0) {
+                        best = Some((key, t.clone(), p, r));
+                    }
+                }
+            }
+        }
+        let Some((_, t, p, r)) = best else { return };
+        let role = take_role(&mut assignment.clients[p], &t);
+        remove(&mut assignment.clients[r].active_tasks, &t);
+        insert(&mut assignment.clients[p].active_tasks, &t);
+        put_role(&mut assignment.clients[r], &t, role);
+        let (pid, rid) = (assignment.clients[p].process_id, assignment.clients[r].process_id);
+        if role.warmup {
+            for w in assignment.followup.watch_list.iter_mut().filter(|w| w.task_id == t && w.process_id == pid) {
+                w.process_id = rid;
+            }
+        }
+        all[p] += 1;
+        all[r] -= 1;
+        if stateful(&t) {
+            held[p] += 1;
+            held[r] -= 1;
+        }
+    }
+}
+
+/// What the passes read of the input: each task's previous owner and each client's lag.
+struct Known<'a> {
+    /// Each task's previous active owner, by index into the assignment's clients.
+    previous: BTreeMap<TaskId, usize>,
+    /// Each client's reported offset sums, by index into the assignment's clients.
+    sums: Vec<Option<&'a BTreeMap<TaskId, i64>>>,
+    input: &'a AssignmentInput,
+}
+
+impl<'a> Known<'a> {
+    fn new(assignment: &Assignment, input: &'a AssignmentInput) -> Self {
+        let index: BTreeMap<_, usize> = assignment.clients.iter().enumerate().map(|(i, c)| (c.process_id, i)).collect();
+        let mut previous = BTreeMap::new();
+        let mut sums = vec![None; assignment.clients.len()];
+        for client in &input.clients {
+            let Some(&i) = index.get(&client.process_id) else { continue };
+            sums[i] = Some(&client.task_offset_sums);
+            for t in &client.owned_active_tasks {
+                previous.insert(t.clone(), i);
+            }
+        }
+        Self { previous, sums, input }
+    }
+
+    /// Client `i`'s lag on `t`: 0 for a stateless task or one it runs, else the end-offset sum
+    /// less its reported sum (the whole end without one).
+    fn lag(&self, i: usize, t: &TaskId) -> i64 {
+        if self.input.stateless_tasks.contains(t) {
+            return 0;
+        }
+        let end = self.input.changelog_end_offset_sums.as_ref().and_then(|e| e.get(t)).copied().unwrap_or(0).max(0);
+        match self.sums[i].and_then(|s| s.get(t)).copied() {
+            Some(LATEST_OFFSET) => 0,
+            Some(sum) if sum >= 0 => (end - sum).max(0),
+            _ => end,
+        }
+    }
+}
+
+/// P runs t and R runs u, where P ran u and R ran t: each task's other copies on the two
+/// processes trade places with its active, so every task keeps its number of copies and no
+/// process holds two copies of one task.
+fn exchange(assignment: &mut Assignment, p: usize, r: usize, t: &TaskId, u: &TaskId) {
+    let role_p_t = take_role(&mut assignment.clients[p], t);
+    let role_r_u = take_role(&mut assignment.clients[r], u);
+    for (client, out, into) in [(p, u, t), (r, t, u)] {
+        let c = &mut assignment.clients[client];
+        remove(&mut c.active_tasks, out);
+        insert(&mut c.active_tasks, into);
+    }
+    put_role(&mut assignment.clients[r], t, role_p_t);
+    put_role(&mut assignment.clients[p], u, role_r_u);
+    let (pid, rid) = (assignment.clients[p].process_id, assignment.clients[r].process_id);
+    for w in &mut assignment.followup.watch_list {
+        if role_p_t.warmup && w.task_id == *t && w.process_id == pid {
+            w.process_id = rid;
+        } else if role_r_u.warmup && w.task_id == *u && w.process_id == rid {
+            w.process_id = pid;
+        }
+    }
+    assignment.followup.watch_list.sort_by(|a, b| (&a.task_id, a.process_id).cmp(&(&b.task_id, b.process_id)));
+}
+
+/// The kind of copy other than active a client holds of a task.
+#[derive(Debug, Clone, Copy, Default)]
+struct Role {
+    standby: bool,
+    warmup: bool,
+    spare: bool,
+}
+
+fn take_role(client: &mut ClientAssignment, task: &TaskId) -> Role {
+    Role { standby: remove(&mut client.standby_tasks, task), warmup: remove(&mut client.warmup_tasks, task), spare: remove(&mut client.spare_tasks, task) }
+}
+
+fn put_role(client: &mut ClientAssignment, task: &TaskId, role: Role) {
+    for (has, list) in [(role.standby, &mut client.standby_tasks), (role.warmup, &mut client.warmup_tasks), (role.spare, &mut client.spare_tasks)] {
+        if has {
+            insert(list, task);
+        }
+    }
+}
+
+fn remove(list: &mut Vec<TaskId>, task: &TaskId) -> bool {
+    match list.iter().position(|t| t == task) {
+        Some(at) => {
+            list.remove(at);
+            true
+        }
+        None => false,
+    }
+}
+
+fn insert(list: &mut Vec<TaskId>, task: &TaskId) {
+    let at = list.partition_point(|t| t < task);
+    list.insert(at, task.clone());
+}
