@@ -1,11 +1,13 @@
 //! The per-process counts of stateful and stateless active tasks that need the fewest moves
 //! within the balance bounds: a min-cost flow over a small graph (tasks of a kind → processes),
-//! solved by successive shortest paths.
+//! solved by [`flow::Graph`](crate::flow::Graph)'s successive shortest paths.
 //!
 //! A process that holds x stateful tasks where it held a of its own makes max(0, x − a) moves
 //! come to it (the tasks it keeps are its own); the fewest moves are the counts with the least
 //! sum of those, stateful and stateless. Among those, the counts nearest the target's (its
 //! spread, its choice by lag and restore rate) are chosen.
+
+use crate::flow::{EdgeId, Graph};
 
 /// A process's bounds and counts.
 #[derive(Debug, Clone, Copy)]
@@ -26,47 +28,48 @@ pub(super) struct Process {
 ///
 /// # Complexity
 ///
-/// O(augmenting paths × P²) for P processes, each path found by Bellman-Ford over O(P) nodes
-/// and arcs.
+/// [`Graph::min_cost_max_flow`] over O(P) nodes and arcs for P processes; the costs take few
+/// distinct values (0, 1, a move, a lower bound), so it needs few rounds.
 pub(super) fn fewest_moves(processes: &[Process]) -> Option<Vec<(u64, u64)>> {
     let stateful: u64 = processes.iter().map(|p| p.target.0).sum();
     let all: u64 = processes.iter().map(|p| p.target.1).sum();
     let units = i64::try_from(all).ok()?;
+    let cap = |n: u64| i64::try_from(n).ok();
     // A move costs more than any nearness to the target can save; a lower bound's units are
     // worth more than all moves.
     let step = 2 * units + 1;
-    let bound = step * (units + 1) * 2;
+    let bound = step.checked_mul(units + 1)?.checked_mul(2)?;
     let mut g = Graph::new(4 + 3 * processes.len());
     let (s, t, kinds) = (0, 1, [2, 3]);
-    g.arc(s, kinds[0], stateful, 0);
-    g.arc(s, kinds[1], all - stateful, 0);
-    let mut held = Vec::with_capacity(processes.len());
+    let mut arc = |from: usize, to: usize, n: u64, cost: i64| g.add_edge(from, to, cap(n)?, cost).ok();
+    arc(s, kinds[0], stateful, 0)?;
+    arc(s, kinds[1], all - stateful, 0)?;
+    // Per process: the arcs into its node that carry its stateful tasks, and those into the sink
+    // that carry all its tasks.
+    let mut held: Vec<([EdgeId; 3], [EdgeId; 3])> = Vec::with_capacity(processes.len());
     for (i, p) in processes.iter().enumerate() {
         let (a, b, node) = (4 + 3 * i, 5 + 3 * i, 6 + 3 * i);
-        g.arc(kinds[0], a, p.own.0, 0);
-        g.arc(kinds[0], a, all, step);
-        g.arc(kinds[1], b, p.own.1, 0);
-        g.arc(kinds[1], b, all, step);
+        arc(kinds[0], a, p.own.0, 0)?;
+        arc(kinds[0], a, all, step)?;
+        arc(kinds[1], b, p.own.1, 0)?;
+        arc(kinds[1], b, all, step)?;
         let (lo, hi) = p.stateful;
         let x0 = p.target.0.clamp(lo, hi);
-        let first = g.arc(a, node, lo, -bound);
-        g.arc(a, node, x0 - lo, 0);
-        g.arc(a, node, hi - x0, 1);
-        held.push(first);
-        g.arc(b, node, all, 0);
+        let stateful = [arc(a, node, lo, -bound)?, arc(a, node, x0 - lo, 0)?, arc(a, node, hi - x0, 1)?];
+        arc(b, node, all, 0)?;
         let (lo, hi) = p.all;
         let n0 = p.target.1.clamp(lo, hi);
-        g.arc(node, t, lo, -bound);
-        g.arc(node, t, n0 - lo, 0);
-        g.arc(node, t, hi - n0, 1);
+        let every = [arc(node, t, lo, -bound)?, arc(node, t, n0 - lo, 0)?, arc(node, t, hi - n0, 1)?];
+        held.push((stateful, every));
     }
-    if g.max_flow_min_cost(s, t) != all {
+    let solution = g.min_cost_max_flow(s, t).ok()?;
+    if solution.flow != units {
         return None;
     }
+    let flow = |edges: &[EdgeId; 3]| -> u64 { edges.iter().map(|&e| g.flow(e).max(0) as u64).sum() };
     let mut out = Vec::with_capacity(processes.len());
-    for (i, &first) in held.iter().enumerate() {
-        let x: u64 = (first..first + 6).step_by(2).map(|e| g.flow(e)).sum();
-        let n: u64 = g.arcs_from(6 + 3 * i).filter(|&e| g.to[e] == t).map(|e| g.flow(e)).sum();
+    for (stateful, every) in &held {
+        let (x, n) = (flow(stateful), flow(every));
         if x > n {
             return None;
         }
@@ -74,90 +77,6 @@ pub(super) fn fewest_moves(processes: &[Process]) -> Option<Vec<(u64, u64)>> {
     }
     let lower_bounds_met = processes.iter().zip(&out).all(|(p, &(x, y))| x >= p.stateful.0 && x + y >= p.all.0);
     lower_bounds_met.then_some(out)
-}
-
-/// A flow network: arcs in pairs (an arc, then its reverse).
-struct Graph {
-    to: Vec<usize>,
-    cap: Vec<u64>,
-    cost: Vec<i64>,
-    /// The initial capacity of each arc, to read its flow.
-    initial: Vec<u64>,
-    out: Vec<Vec<usize>>,
-}
-
-impl Graph {
-    fn new(nodes: usize) -> Self {
-        Self { to: Vec::new(), cap: Vec::new(), cost: Vec::new(), initial: Vec::new(), out: vec![Vec::new(); nodes] }
-    }
-
-    /// Adds an arc and its reverse; returns the arc's index.
-    fn arc(&mut self, from: usize, to: usize, cap: u64, cost: i64) -> usize {
-        let e = self.to.len();
-        for (a, b, c, k) in [(from, to, cap, cost), (to, from, 0, -cost)] {
-            self.to.push(b);
-            self.cap.push(c);
-            self.cost.push(k);
-            self.initial.push(c);
-            self.out[a].push(self.to.len() - 1);
-        }
-        e
-    }
-
-    fn flow(&self, e: usize) -> u64 {
-        self.initial[e] - self.cap[e]
-    }
-
-    fn arcs_from(&self, node: usize) -> impl Iterator<Item = usize> + '_ {
-        self.out[node].iter().copied().filter(|e| e % 2 == 0)
-    }
-
-    /// Pushes as much flow as it can from `s` to `t`, along the cheapest paths first; returns
-    /// the flow.
-    fn max_flow_min_cost(&mut self, s: usize, t: usize) -> u64 {
-        let n = self.out.len();
-        let mut total = 0;
-        loop {
-            // Bellman-Ford (queue-based): the residual graph has no negative cycle.
-            let mut dist = vec![i64::MAX; n];
-            let mut via = vec![usize::MAX; n];
-            let mut queued = vec![false; n];
-            let mut queue = std::collections::VecDeque::from([s]);
-            dist[s] = 0;
-            while let Some(u) = queue.pop_front() {
-                queued[u] = false;
-                for &e in &self.out[u] {
-                    let v = self.to[e];
-                    if self.cap[e] > 0 && dist[u] + self.cost[e] < dist[v] {
-                        dist[v] = dist[u] + self.cost[e];
-                        via[v] = e;
-                        if !queued[v] {
-                            queued[v] = true;
-                            queue.push_back(v);
-                        }
-                    }
-                }
-            }
-            if dist[t] == i64::MAX {
-                return total;
-            }
-            let mut push = u64::MAX;
-            let mut v = t;
-            while v != s {
-                let e = via[v];
-                push = push.min(self.cap[e]);
-                v = self.to[e ^ 1];
-            }
-            let mut v = t;
-            while v != s {
-                let e = via[v];
-                self.cap[e] -= push;
-                self.cap[e ^ 1] += push;
-                v = self.to[e ^ 1];
-            }
-            total += push;
-        }
-    }
 }
 
 #[cfg(test)]
