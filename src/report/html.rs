@@ -27,76 +27,14 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// The style sheet: the colours and cell classes of the live `ui` page (`src/views/ui/assets`),
-/// for a page that does not change.
-const CSS: &str = r#"
-:root {
-  --active: #2563eb; --standby: #64748b; --warmup: #d97706; --moved: #16a34a; --bad: #dc2626;
-  --bg: #f8fafc; --panel: #fff; --line: #e2e8f0; --text: #0f172a; --muted: #64748b;
-  font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-}
-* { box-sizing: border-box; }
-body { margin: 0; background: var(--bg); color: var(--text); }
-header { display: flex; align-items: center; justify-content: space-between; gap: 1em;
-  padding: .6em 1em; background: #0f172a; color: #f8fafc; }
-h1 { font-size: 1.2em; margin: 0; font-weight: 600; }
-h2 { font-size: 1em; margin: 0 0 .5em; }
-.kind { font-size: .75em; font-weight: 400; padding: .1em .5em; border-radius: 1em; background: #334155; margin-left: .4em; }
-.status { color: #cbd5e1; font-size: .85em; }
-main { display: block; padding: 1em; }
-.panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .8em; margin-bottom: 1em;
-  max-width: 100%; overflow-x: auto; }
-.legend { color: var(--muted); margin-bottom: .6em; display: flex; flex-wrap: wrap; align-items: center; gap: .3em .5em; }
-.figures { display: flex; flex-wrap: wrap; gap: .5em 1.5em; margin: 0; }
-.figures div { min-width: 9em; }
-.figures dt { color: var(--muted); font-size: .85em; }
-.figures dd { margin: 0; font-weight: 600; font-variant-numeric: tabular-nums; }
-table { border-collapse: collapse; }
-table.data { font-size: .92em; }
-table.data th, table.data td { border-bottom: 1px solid var(--line); padding: .2em .4em; text-align: right; white-space: nowrap;
-  font-variant-numeric: tabular-nums; }
-table.data thead th { background: #f1f5f9; font-weight: 600; white-space: normal; vertical-align: bottom; }
-table.data th.name, table.data td.name { text-align: left; }
-table.data tfoot td, table.data tfoot th { font-weight: 600; border-top: 2px solid var(--text); }
-table.data td.better, .legend .better { background: #dcfce7; }
-table.data td.worse, .legend .worse { background: #fee2e2; }
-.legend .better, .legend .worse { padding: 0 .3em; border-radius: 3px; }
-#rounds td.name { white-space: normal; min-width: 12em; }
-table.data tr.probe td.probe { color: var(--warmup); font-weight: 600; }
-.bar { display: inline-block; height: .55em; background: var(--active); border-radius: 2px; margin-right: .3em; vertical-align: middle; }
-.bar.lag { background: var(--warmup); }
-#grid th, #grid td { border: 1px solid var(--line); padding: 0; text-align: center; }
-#grid thead th { background: #f1f5f9; font-weight: 600; padding: .2em .3em; }
-#grid thead tr:nth-child(2) th { font-weight: 400; color: var(--muted); }
-#grid th.who { text-align: left; padding: .15em .5em; font-weight: 400; white-space: nowrap; background: #fff; }
-#grid td.total { padding: 0 .4em; color: var(--muted); min-width: 2.2em; }
-#grid tfoot td, #grid tfoot th { color: var(--muted); font-size: .85em; }
-.cell { display: inline-block; position: relative; width: 1.7em; height: 1.5em; line-height: 1.5em; text-align: center;
-  font-size: .8em; font-weight: 600; border-radius: 3px; color: #fff; overflow: hidden; vertical-align: middle; }
-#grid td .cell { margin: 1px; }
-.role-active { background: var(--active); }
-.role-standby { background: var(--standby); }
-.role-spare { background: #cbd5e1; color: #334155; }
-.role-warmup { background: #fde68a; color: #78350f; }
-.cell.moved { outline: 2px solid var(--moved); outline-offset: -2px; }
-.legend .cell.moved { background: var(--active); }
-.cell.fresh { box-shadow: inset 0 -4px 0 var(--warmup); }
-.cell.was-active { outline: 2px dashed var(--active); outline-offset: -1px; }
-.cell.left { background: none; color: var(--active); border: 1px dashed var(--active); }
-.cell.missing { background: var(--bad); }
-.note { color: var(--muted); font-size: .9em; margin: .4em 0; }
-ul.targets { list-style: none; padding: 0; margin: 0; }
-ul.targets li { padding: .15em 0; }
-.holds { color: var(--moved); font-weight: 600; } .fails { color: var(--bad); font-weight: 600; }
-svg { max-width: 100%; height: auto; }
-footer { color: var(--muted); padding: 0 1em 1em; font-size: .85em; }
-code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9em; }
-"#;
+/// The style sheet: the pages' shared style (`page.css`, which the live `ui` page also serves)
+/// and the reports' own rules.
+const CSS: [&str; 2] = [include_str!("page.css"), include_str!("report.css")];
 
 /// A whole page: `title` (plain text) in the head and the header, `kind` (plain text) as the
 /// header's badge, `body` (HTML) in `<main>`.
 pub(super) fn page(title: &str, kind: &str, body: &str) -> String {
-    let mut out = String::with_capacity(body.len() + CSS.len() + 1024);
+    let mut out = String::with_capacity(body.len() + CSS[0].len() + CSS[1].len() + 1024);
     let title = escape(title);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     // Nothing to fetch: no script, no font, no image but inline ones.
@@ -106,7 +44,7 @@ pub(super) fn page(title: &str, kind: &str, body: &str) -> String {
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     let _ = writeln!(out, "<title>{title} · kstreams-assignor</title>");
     out.push_str("<link rel=\"icon\" href=\"data:,\">\n<style>");
-    out.push_str(CSS);
+    CSS.iter().for_each(|css| out.push_str(css));
     out.push_str("</style>\n</head>\n<body>\n");
     let _ = writeln!(
         out,

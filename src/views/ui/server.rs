@@ -32,7 +32,8 @@ pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 const INDEX: &str = include_str!("assets/index.html");
 const SCRIPT: &str = include_str!("assets/ui.js");
-const STYLE: &str = include_str!("assets/ui.css");
+/// The pages' shared style (`report/page.css`), then the live page's own.
+const STYLE: &str = concat!(include_str!("../../report/page.css"), include_str!("assets/ui.css"));
 
 /// What every connection shares.
 #[derive(Debug)]
