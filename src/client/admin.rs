@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use kafka_protocol::messages::{
-    ApiKey, BrokerId, CreateTopicsRequest, GroupId, ListOffsetsRequest, MetadataRequest, MetadataResponse, OffsetFetchRequest,
+    ApiKey, BrokerId, CreateTopicsRequest, DescribeConfigsRequest, GroupId, ListOffsetsRequest, MetadataRequest, MetadataResponse, OffsetFetchRequest,
     TopicName,
     create_topics_request::{CreatableTopic, CreatableTopicConfig},
+    describe_configs_request::DescribeConfigsResource,
     list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic},
     metadata_request::MetadataRequestTopic,
     offset_fetch_request::{OffsetFetchRequestGroup, OffsetFetchRequestTopics},
@@ -106,6 +107,38 @@ pub fn fetch_metadata(conn: &mut Connection, topics: &[String]) -> Result<Metada
         ))
         .with_allow_auto_topic_creation(version < 4);
     conn.call(&request)
+}
+
+/// A config resource's type on the wire (`ConfigResource.Type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigResource {
+    /// A topic (`TOPIC`, 2).
+    Topic,
+    /// A group (`GROUP`, 32).
+    Group,
+}
+
+/// The values of `keys` of the resource `name` as the broker describes them (its own or the
+/// inherited default), by key; a key without a value is left out. `None` when the broker does
+/// not answer in `timeout`, refuses (no `DescribeConfigs` permission, an old broker) or errs.
+pub fn describe_configs(
+    conn: &mut Connection,
+    kind: ConfigResource,
+    name: &str,
+    keys: &[&str],
+    timeout: Duration,
+) -> Option<BTreeMap<String, String>> {
+    conn.version::<DescribeConfigsRequest>().ok()?;
+    let resource = DescribeConfigsResource::default()
+        .with_resource_type(match kind {
+            ConfigResource::Topic => 2,
+            ConfigResource::Group => 32,
+        })
+        .with_resource_name(StrBytes::from_string(name.to_owned()))
+        .with_configuration_keys(Some(keys.iter().map(|k| StrBytes::from_string((*k).to_owned())).collect()));
+    let response = conn.call_with_timeout(&DescribeConfigsRequest::default().with_resources(vec![resource]), timeout).ok()?;
+    let result = response.results.into_iter().find(|r| r.error_code == 0 && r.resource_name.as_str() == name)?;
+    Some(result.configs.into_iter().filter_map(|c| Some((c.name.as_str().to_owned(), c.value?.as_str().to_owned()))).collect())
 }
 
 /// Partition counts of the topics among `topics` that the metadata lists without error.

@@ -19,11 +19,8 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use kafka_protocol::messages::DescribeConfigsRequest;
-use kafka_protocol::messages::describe_configs_request::DescribeConfigsResource;
-use kafka_protocol::protocol::StrBytes;
 
-use crate::client::admin::{fetch_metadata, partition_counts};
+use crate::client::admin::{ConfigResource, describe_configs, fetch_metadata, partition_counts};
 use crate::client::connection::Connection;
 use crate::client::now_ms;
 use crate::client::streams::{DescribedGroup, TaskIds};
@@ -42,8 +39,6 @@ use crate::wire::ProcessId;
 mod pacing;
 use pacing::Pacing;
 
-/// `ConfigResource.Type.GROUP` on the wire.
-const GROUP_RESOURCE: i8 = 32;
 /// The group configs a look reads, as the coordinator names them.
 const ASSIGNOR_NAME: &str = "streams.assignor.name";
 const NUM_STANDBY_REPLICAS: &str = "streams.num.standby.replicas";
@@ -358,20 +353,7 @@ fn member_spec(m: &crate::client::streams::Member) -> StreamsMemberSpec {
 /// when the broker refuses or does not say.
 fn group_configs(conn: &mut Connection, group: &str, timeout: Duration) -> BTreeMap<String, String> {
     let keys = [ASSIGNOR_NAME, NUM_STANDBY_REPLICAS, NUM_WARMUP_REPLICAS, ACCEPTABLE_RECOVERY_LAG, RACK_AWARE_ASSIGNMENT_TAGS];
-    let resource = DescribeConfigsResource::default()
-        .with_resource_type(GROUP_RESOURCE)
-        .with_resource_name(StrBytes::from_string(group.to_owned()))
-        .with_configuration_keys(Some(keys.iter().map(|k| StrBytes::from_static_str(k)).collect()));
-    let Ok(response) = conn.call_with_timeout(&DescribeConfigsRequest::default().with_resources(vec![resource]), timeout) else {
-        return BTreeMap::new();
-    };
-    response
-        .results
-        .into_iter()
-        .filter(|r| r.error_code == 0)
-        .flat_map(|r| r.configs)
-        .filter_map(|c| Some((c.name.as_str().to_owned(), c.value?.as_str().to_owned())))
-        .collect()
+    describe_configs(conn, ConfigResource::Group, group, &keys, timeout).unwrap_or_default()
 }
 
 /// The assignment configs of `configs` (the coordinator's defaults where one is missing or not

@@ -21,32 +21,21 @@
 
 use std::time::Duration;
 
-use kafka_protocol::messages::DescribeConfigsRequest;
-use kafka_protocol::messages::describe_configs_request::DescribeConfigsResource;
-use kafka_protocol::protocol::StrBytes;
 use serde::Serialize;
 
 use crate::views::describe::DescribedGroup;
+use crate::client::admin::{ConfigResource, describe_configs};
 use crate::client::connection::Connection;
 
 /// The topic that holds the group records, and the config that bounds them.
 const OFFSETS_TOPIC: &str = "__consumer_offsets";
 const MAX_MESSAGE_BYTES: &str = "max.message.bytes";
-/// `ConfigResource.Type.TOPIC` on the wire.
-const TOPIC_RESOURCE: i8 = 2;
 
 /// `__consumer_offsets`' `max.message.bytes` as `coord` reports it (its own value, or the broker's
 /// `message.max.bytes` it inherits), or `None` when the broker refuses, errs or does not say.
 pub fn record_limit(coord: &mut Connection, timeout: Duration) -> Option<usize> {
-    coord.version::<DescribeConfigsRequest>().ok()?;
-    let resource = DescribeConfigsResource::default()
-        .with_resource_type(TOPIC_RESOURCE)
-        .with_resource_name(StrBytes::from_static_str(OFFSETS_TOPIC))
-        .with_configuration_keys(Some(vec![StrBytes::from_static_str(MAX_MESSAGE_BYTES)]));
-    let response = coord.call_with_timeout(&DescribeConfigsRequest::default().with_resources(vec![resource]), timeout).ok()?;
-    let result = response.results.into_iter().find(|r| r.error_code == 0 && r.resource_name.as_str() == OFFSETS_TOPIC)?;
-    let config = result.configs.into_iter().find(|c| c.name.as_str() == MAX_MESSAGE_BYTES)?;
-    config.value?.as_str().parse().ok().filter(|&limit: &usize| limit > 0)
+    let configs = describe_configs(coord, ConfigResource::Topic, OFFSETS_TOPIC, &[MAX_MESSAGE_BYTES], timeout)?;
+    configs.get(MAX_MESSAGE_BYTES)?.parse().ok().filter(|&limit: &usize| limit > 0)
 }
 
 /// The default of `message.max.bytes` (and so of `__consumer_offsets`' `max.message.bytes`):
