@@ -186,7 +186,7 @@ impl StreamsProber {
                 return None;
             }
             next_look = Instant::now() + interval;
-            let conn = match looks.take() {
+            let mut conn = match looks.take() {
                 Some(conn) => conn,
                 None => match connect_coordinator(&config) {
                     Ok(conn) => conn,
@@ -196,7 +196,6 @@ impl StreamsProber {
                     }
                 },
             };
-            let mut conn = conn;
             match look(&mut conn, &config.group_id, timeout) {
                 Ok((seen, target)) => {
                     looks = Some(conn);
