@@ -16,7 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::engine::optimized::quotas::sticky_quotas;
 use crate::engine::{Assignment, AssignmentInput};
-use crate::wire::{LATEST_OFFSET, TaskId};
+use super::moves::{insert, lag, put_role, remove, take_role};
+use crate::wire::TaskId;
 
 /// Moves active tasks from the processes above their quota to those below it, the quotas being
 /// the engine's own balanced counts closest to the current ones: first the stateful tasks
@@ -51,17 +52,7 @@ pub(crate) fn balance_processes(assignment: &mut Assignment, input: &AssignmentI
 fn settle(assignment: &mut Assignment, input: &AssignmentInput, caps: &[u64], quotas: &[usize], of: &dyn Fn(&TaskId) -> bool, all_kinds: bool) {
     let sums: BTreeMap<_, _> = input.clients.iter().map(|c| (c.process_id, &c.task_offset_sums)).collect();
     let ids: Vec<_> = assignment.clients.iter().map(|c| c.process_id).collect();
-    let lag = |i: usize, t: &TaskId| -> u64 {
-        if input.stateless_tasks.contains(t) {
-            return 0;
-        }
-        let end = input.changelog_end_offset_sums.as_ref().and_then(|e| e.get(t)).copied().unwrap_or(0);
-        match sums.get(&ids[i]).and_then(|s| s.get(t)).copied() {
-            Some(LATEST_OFFSET) => 0,
-            Some(sum) if sum >= 0 => end.saturating_sub(sum).max(0) as u64,
-            _ => end.max(0) as u64,
-        }
-    };
+    let lag = |i: usize, t: &TaskId| lag(input, sums.get(&ids[i]).copied(), t);
     let n = caps.len();
     loop {
         let load = |i: usize| {
@@ -98,28 +89,8 @@ fn settle(assignment: &mut Assignment, input: &AssignmentInput, caps: &[u64], qu
 
 /// Moves active `task` from client `from` to client `to`; a copy `to` held goes to `from`.
 fn move_active(assignment: &mut Assignment, from: usize, to: usize, task: &TaskId) {
-    let remove = |v: &mut Vec<TaskId>| match v.iter().position(|t| t == task) {
-        Some(at) => {
-            v.remove(at);
-            true
-        }
-        None => false,
-    };
-    let insert = |v: &mut Vec<TaskId>| {
-        let at = v.partition_point(|t| t < task);
-        v.insert(at, task.clone());
-    };
-    remove(&mut assignment.clients[from].active_tasks);
-    insert(&mut assignment.clients[to].active_tasks);
-    if remove(&mut assignment.clients[to].standby_tasks) {
-        let was_warmup = remove(&mut assignment.clients[to].warmup_tasks);
-        let was_spare = remove(&mut assignment.clients[to].spare_tasks);
-        insert(&mut assignment.clients[from].standby_tasks);
-        if was_warmup {
-            insert(&mut assignment.clients[from].warmup_tasks);
-        }
-        if was_spare {
-            insert(&mut assignment.clients[from].spare_tasks);
-        }
-    }
+    remove(&mut assignment.clients[from].active_tasks, task);
+    insert(&mut assignment.clients[to].active_tasks, task);
+    let role = take_role(&mut assignment.clients[to], task);
+    put_role(&mut assignment.clients[from], task, role);
 }

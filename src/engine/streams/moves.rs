@@ -246,18 +246,23 @@ impl<'a> Known<'a> {
         Self { previous, sums, input }
     }
 
-    /// Client `i`'s lag on `t`: 0 for a stateless task or one it runs, else the end-offset sum
-    /// less its reported sum (the whole end without one).
+    /// Client `i`'s lag on `t` ([`lag`]).
     fn lag(&self, i: usize, t: &TaskId) -> i64 {
-        if self.input.stateless_tasks.contains(t) {
-            return 0;
-        }
-        let end = self.input.changelog_end_offset_sums.as_ref().and_then(|e| e.get(t)).copied().unwrap_or(0).max(0);
-        match self.sums[i].and_then(|s| s.get(t)).copied() {
-            Some(LATEST_OFFSET) => 0,
-            Some(sum) if sum >= 0 => (end - sum).max(0),
-            _ => end,
-        }
+        lag(self.input, self.sums[i], t)
+    }
+}
+
+/// A client's lag on `t` given its reported offset sums: 0 for a stateless task or one it runs,
+/// else the end-offset sum less its reported sum (the whole end without one).
+pub(super) fn lag(input: &AssignmentInput, sums: Option<&BTreeMap<TaskId, i64>>, t: &TaskId) -> i64 {
+    if input.stateless_tasks.contains(t) {
+        return 0;
+    }
+    let end = input.changelog_end_offset_sums.as_ref().and_then(|e| e.get(t)).copied().unwrap_or(0).max(0);
+    match sums.and_then(|s| s.get(t)).copied() {
+        Some(LATEST_OFFSET) => 0,
+        Some(sum) if sum >= 0 => (end - sum).max(0),
+        _ => end,
     }
 }
 
@@ -287,17 +292,17 @@ fn exchange(assignment: &mut Assignment, p: usize, r: usize, t: &TaskId, u: &Tas
 
 /// The kind of copy other than active a client holds of a task.
 #[derive(Debug, Clone, Copy, Default)]
-struct Role {
+pub(super) struct Role {
     standby: bool,
     warmup: bool,
     spare: bool,
 }
 
-fn take_role(client: &mut ClientAssignment, task: &TaskId) -> Role {
+pub(super) fn take_role(client: &mut ClientAssignment, task: &TaskId) -> Role {
     Role { standby: remove(&mut client.standby_tasks, task), warmup: remove(&mut client.warmup_tasks, task), spare: remove(&mut client.spare_tasks, task) }
 }
 
-fn put_role(client: &mut ClientAssignment, task: &TaskId, role: Role) {
+pub(super) fn put_role(client: &mut ClientAssignment, task: &TaskId, role: Role) {
     for (has, list) in [(role.standby, &mut client.standby_tasks), (role.warmup, &mut client.warmup_tasks), (role.spare, &mut client.spare_tasks)] {
         if has {
             insert(list, task);
@@ -305,7 +310,7 @@ fn put_role(client: &mut ClientAssignment, task: &TaskId, role: Role) {
     }
 }
 
-fn remove(list: &mut Vec<TaskId>, task: &TaskId) -> bool {
+pub(super) fn remove(list: &mut Vec<TaskId>, task: &TaskId) -> bool {
     match list.iter().position(|t| t == task) {
         Some(at) => {
             list.remove(at);
@@ -315,7 +320,7 @@ fn remove(list: &mut Vec<TaskId>, task: &TaskId) -> bool {
     }
 }
 
-fn insert(list: &mut Vec<TaskId>, task: &TaskId) {
+pub(super) fn insert(list: &mut Vec<TaskId>, task: &TaskId) {
     let at = list.partition_point(|t| t < task);
     list.insert(at, task.clone());
 }
