@@ -82,6 +82,11 @@ fn sort_key(load: f64, client: Client) -> u128 {
     (u128::from(load.to_bits()) << 64) | client as u128
 }
 
+/// The client of a [`sort_key`].
+fn client_of(key: u128) -> Client {
+    key as u64 as Client
+}
+
 /// For each capacity `16 << j` a `HashSet` of at most `n` entries passes through: whether the
 /// `hashes` (all the clients) put fewer than 9 entries in every bucket.
 fn uncrowded_capacities(hashes: &[i32], n: usize) -> Vec<bool> {
@@ -117,7 +122,10 @@ fn uncrowded_capacities(hashes: &[i32], n: usize) -> Vec<bool> {
 /// value.
 #[derive(Debug)]
 pub(crate) struct JavaPrioritySet {
-    heap: Vec<Client>,
+    /// Java's heap array, each client as its current key (see [`sort_key`]): comparisons read the
+    /// array alone, and a queued client's load change is written into its entry, which is when
+    /// Java's comparator starts to see it.
+    heap: Vec<u128>,
     queued: Vec<bool>,
     /// `(load, client)` of each client as one integer (see [`sort_key`]).
     keys: Vec<u128>,
@@ -172,6 +180,10 @@ impl JavaPrioritySet {
             return;
         }
         self.keys[client] = new;
+        if self.queued[client] {
+            let at = self.heap.iter().position(|&k| client_of(k) == client).expect("a queued client is in the heap");
+            self.heap[at] = new;
+        }
         let from = self.sorted_keys.binary_search(&old).expect("every client's key is sorted");
         let to = self.sorted_keys.binary_search(&new).expect_err("keys are distinct (they hold the client)");
         // Moving the entry from `from` to its new place keeps the others in order.
@@ -184,58 +196,69 @@ impl JavaPrioritySet {
         }
     }
 
-    /// Java's comparator: `(load, ProcessId)` with the current loads.
-    fn less(&self, a: Client, b: Client) -> Ordering {
-        self.keys[a].cmp(&self.keys[b])
-    }
-
-    fn sift_up(&mut self, mut k: usize, x: Client) {
+    /// `PriorityQueue.siftUp` of key `x` from slot `k`; Java's comparator is the keys' order.
+    fn sift_up(&mut self, mut k: usize, x: u128) {
+        let heap = &mut self.heap[..];
         while k > 0 {
             let parent = (k - 1) >> 1;
-            let e = self.heap[parent];
-            if self.less(x, e) != Ordering::Less {
+            let e = heap[parent];
+            if x >= e {
                 break;
             }
-            self.heap[k] = e;
+            heap[k] = e;
             k = parent;
         }
-        self.heap[k] = x;
+        heap[k] = x;
     }
 
-    fn sift_down(&mut self, mut k: usize, x: Client) {
-        let n = self.heap.len();
-        let half = n >> 1;
-        while k < half {
-            let mut child = 2 * k + 1;
-            let mut c = self.heap[child];
-            let right = child + 1;
-            if right < n && self.less(c, self.heap[right]) == Ordering::Greater {
-                child = right;
-                c = self.heap[child];
-            }
-            if self.less(x, c) != Ordering::Greater {
-                break;
-            }
-            self.heap[k] = c;
-            k = child;
+    /// `PriorityQueue.siftDown` of key `x` from slot `k`.
+    ///
+    /// Java walks down the path of smaller children and stops at the first one `x` does not
+    /// exceed. The path does not depend on `x`, so it is found first, without a branch per level
+    /// (the choice of child is a conditional move); then the stop is the first slot of the path
+    /// whose key `x` does not exceed, and the keys above it move up one slot, as in Java.
+    fn sift_down(&mut self, k: usize, x: u128) {
+        let heap = &mut self.heap[..];
+        let n = heap.len();
+        let mut path = [0usize; usize::BITS as usize];
+        let mut len = 0;
+        let mut at = k;
+        // Slots with two children.
+        while 2 * at + 2 < n {
+            let left = 2 * at + 1;
+            at = left + usize::from(heap[left] > heap[left + 1]);
+            path[len] = at;
+            len += 1;
         }
-        self.heap[k] = x;
+        // A last slot with only a left child.
+        if 2 * at + 2 == n {
+            at = 2 * at + 1;
+            path[len] = at;
+            len += 1;
+        }
+        let stop = path[..len].iter().position(|&c| x <= heap[c]).unwrap_or(len);
+        let mut hole = k;
+        for &c in &path[..stop] {
+            heap[hole] = heap[c];
+            hole = c;
+        }
+        heap[hole] = x;
     }
 
     /// `PriorityQueue.poll`.
     fn queue_poll(&mut self) -> Option<Client> {
         let x = self.heap.pop()?;
         if self.heap.is_empty() {
-            return Some(x);
+            return Some(client_of(x));
         }
         let result = self.heap[0];
         self.sift_down(0, x);
-        Some(result)
+        Some(client_of(result))
     }
 
     /// `PriorityQueue.remove(Object)`: linear search, then `removeAt`.
     fn queue_remove(&mut self, x: Client) {
-        let Some(i) = self.heap.iter().position(|&c| c == x) else { return };
+        let Some(i) = self.heap.iter().position(|&k| client_of(k) == x) else { return };
         let moved = self.heap.pop().expect("non-empty");
         if i == self.heap.len() {
             return;
@@ -256,9 +279,10 @@ impl JavaPrioritySet {
         } else {
             self.queued[client] = true;
         }
-        self.heap.push(client);
+        let key = self.keys[client];
+        self.heap.push(key);
         let k = self.heap.len() - 1;
-        self.sift_up(k, client);
+        self.sift_up(k, key);
     }
 
     /// Kafka's `poll(task, constraint)`: pops clients until `accept` takes one; the rejected ones
@@ -285,13 +309,13 @@ impl JavaPrioritySet {
         rejected.clear();
         let any_acceptable = match candidates {
             Some(candidates) => candidates.iter().any(|&c| self.queued[c] && accept(c)),
-            None => self.heap.iter().any(|&c| accept(c)),
+            None => self.heap.iter().any(|&k| accept(client_of(k))),
         };
         if !any_acceptable && self.is_ordered() {
             // Java pops every client, in key order since the heap is in order, and offers them
             // all back: only the order of the keys matters, not the pops.
             let queued = &self.queued;
-            rejected.extend(self.sorted_keys.iter().map(|&k| k as u64 as Client).filter(|&c| queued[c]));
+            rejected.extend(self.sorted_keys.iter().map(|&k| client_of(k)).filter(|&c| queued[c]));
             debug_assert_eq!(rejected.len(), self.heap.len());
             self.heap.clear();
             for &c in &rejected {
@@ -323,7 +347,8 @@ impl JavaPrioritySet {
 
     /// Whether every parent is at most its children under the current loads.
     fn is_ordered(&self) -> bool {
-        (1..self.heap.len()).all(|i| self.less(self.heap[(i - 1) >> 1], self.heap[i]) != Ordering::Greater)
+        let heap = &self.heap[..];
+        (1..heap.len()).all(|i| heap[(i - 1) >> 1] <= heap[i])
     }
 
     /// Reorders `clients` (distinct, in insertion order) into the iteration order of a
