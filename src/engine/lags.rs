@@ -108,6 +108,13 @@ impl LagIndex {
         &self.reported[self.report_starts[t as usize]..self.report_starts[t as usize + 1]]
     }
 
+    /// [`Model::lag`] of client `c` on stateful task `t`, read from `t`'s reporters (where `c` is
+    /// not one, the lag of every client that did not report `t`).
+    pub(crate) fn lag(&self, model: &Model<'_>, c: Client, t: Task) -> i64 {
+        debug_assert!(model.stateful[t as usize], "task {t} is stateless");
+        self.reporters(t).iter().find(|&&(_, r)| r == c).map_or_else(|| model.unreported_lag(t), |&(lag, _)| lag)
+    }
+
     /// The lag of the first client in `t`'s lag order.
     pub(crate) fn smallest_lag(&self, model: &Model<'_>, t: Task) -> i64 {
         let list = self.reporters(t);
@@ -194,6 +201,7 @@ mod tests {
                 assert_eq!(lags.caught_up_count(t), caught_up.iter().filter(|&&b| b).count());
                 for (c, &expected) in caught_up.iter().enumerate() {
                     assert_eq!(lags.is_caught_up(c, t), expected);
+                    assert_eq!(lags.lag(&model, c, t), model.lag(c, t));
                 }
                 for (position, &(_, destination)) in order.iter().enumerate() {
                     let before = &order[..position];

@@ -147,7 +147,7 @@ pub(super) fn target_costs(
         class_costs.extend(split.entries[start..].iter().map(|e| e.class + e.restore + 1));
         candidates.clear();
         candidates.extend(lags.reporters(t).iter().map(|&(lag, c)| (c, lag)));
-        candidates.extend(owners[t as usize].iter().chain([&round_robin]).map(|&c| (c, model.lag(c, t))));
+        candidates.extend(owners[t as usize].iter().chain([&round_robin]).map(|&c| (c, lags.lag(model, c, t))));
         candidates.sort_unstable_by_key(|&(c, _)| c);
         candidates.dedup_by_key(|&mut (c, _)| c);
         listed.clear();
