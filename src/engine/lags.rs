@@ -49,9 +49,11 @@ impl LagIndex {
         let mut fill = report_starts[..tasks].to_vec();
         let mut reported = vec![(0i64, 0 as Client); report_starts[tasks]];
         for (c, client) in model.clients.iter().enumerate() {
-            for &t in client.reported.keys() {
+            for (&t, &sum) in &client.reported {
                 if model.stateful[t as usize] {
-                    reported[fill[t as usize]] = (model.lag(c, t), c);
+                    // `Model::lag` of `c` on `t`, from the offset sum at hand.
+                    let lag = TaskLag::compute(Some(sum), model.end_offset_sums[t as usize]).0;
+                    reported[fill[t as usize]] = (lag, c);
                     fill[t as usize] += 1;
                 }
             }

@@ -8,6 +8,7 @@ use super::holders::lags_caught_up;
 use super::quotas::{imbalance, sticky_quotas};
 use crate::engine::assignor::AssignError;
 use crate::engine::model::{Client, Model, Placement, Task};
+use crate::engine::task_lag::TaskLag;
 use crate::flow::Graph;
 
 /// Gives each stateful task `wanted` standbys: a min-cost flow that keeps the copies with the
@@ -57,21 +58,25 @@ pub(super) fn place_standbys(
     for t in 0..model.tasks.len() {
         holder_starts[t + 1] += holder_starts[t];
     }
+    // With each holder, whether its copy is caught up (`lags_caught_up`, from the offset sum
+    // at hand).
+    let acceptable = model.input.configs.acceptable_recovery_lag;
     let mut fill = holder_starts[..model.tasks.len()].to_vec();
-    let mut holder_list: Vec<Client> = vec![0; holder_starts[model.tasks.len()]];
+    let mut holder_list: Vec<(Client, bool)> = vec![(0, false); holder_starts[model.tasks.len()]];
     for (c, client) in model.clients.iter().enumerate() {
-        for &t in client.reported.keys().filter(|&&t| holds(c, t)) {
-            holder_list[fill[t as usize]] = c;
+        for (&t, &sum) in client.reported.iter().filter(|&(&t, _)| holds(c, t)) {
+            let caught_up = TaskLag::compute(Some(sum), model.end_offset_sums[t as usize]).is_caught_up(acceptable);
+            holder_list[fill[t as usize]] = (c, caught_up);
             fill[t as usize] += 1;
         }
     }
     drop(fill);
     for t in 0..model.tasks.len() {
-        holder_list[holder_starts[t]..holder_starts[t + 1]].sort_unstable();
+        holder_list[holder_starts[t]..holder_starts[t + 1]].sort_unstable_by_key(|&(c, _)| c);
     }
     let holders = |t: Task| &holder_list[holder_starts[t as usize]..holder_starts[t as usize + 1]];
     let mut claims: Vec<usize> = targets.to_vec();
-    holder_list.iter().for_each(|&c| claims[c] += 1);
+    holder_list.iter().for_each(|&(c, _)| claims[c] += 1);
     // A client holds at most one copy of each task.
     let quotas = sticky_quotas(tasks.len() * wanted, caps, targets, &claims, tasks.len(), imbalance(model));
     let mut target_of = vec![None; model.tasks.len()];
@@ -86,10 +91,10 @@ pub(super) fn place_standbys(
     let internal = |_| AssignError::Internal("optimized assignor: standby graph");
     for (k, &t) in tasks.iter().enumerate() {
         graph.add_edge(source, task_node(k), wanted as i64, 0).map_err(internal)?;
-        let pending_target = target_of[t as usize].filter(|&d| active_on[t as usize] != Some(d) && !holders(t).contains(&d));
-        for &c in holders(t).iter().chain(&pending_target) {
-            let cost = i64::from(!(holders(t).contains(&c) && lags_caught_up(model, c, t)));
-            graph.add_edge(task_node(k), client_node(c), 1, cost).map_err(internal)?;
+        let pending_target = target_of[t as usize].filter(|&d| active_on[t as usize] != Some(d) && !holders(t).iter().any(|&(c, _)| c == d));
+        // A caught-up copy costs 0, any other copy and the pending target 1.
+        for (c, caught_up) in holders(t).iter().copied().chain(pending_target.map(|d| (d, false))) {
+            graph.add_edge(task_node(k), client_node(c), 1, i64::from(!caught_up)).map_err(internal)?;
         }
         graph.add_edge(task_node(k), pool, wanted as i64, 2).map_err(internal)?;
     }
