@@ -9,17 +9,21 @@
 use super::model::{Client, Model, Task};
 use super::task_lag::TaskLag;
 
-/// Lags per stateful task.
+/// Lags per stateful task, each per-task list a range of one flat array (no allocation per task).
 #[derive(Debug)]
 pub(crate) struct LagIndex {
-    /// Per task: the clients that reported it, sorted by (lag, client).
-    reported: Vec<Vec<(i64, Client)>>,
+    /// Task `t`'s reporters are `reported[report_starts[t]..report_starts[t + 1]]`: the clients
+    /// that reported it, sorted by (lag, client).
+    reported: Vec<(i64, Client)>,
+    report_starts: Vec<usize>,
     /// Per task: the number of caught-up clients.
-    caught_up_count: Vec<usize>,
+    caught_up_count: Vec<u32>,
     /// Per task: whether the clients that did not report it are caught up.
     others_caught_up: Vec<bool>,
-    /// Per task: the reporters whose caught-up state differs from the others', sorted.
-    exceptions: Vec<Vec<Client>>,
+    /// Task `t`'s exceptions are `exceptions[exception_starts[t]..exception_starts[t + 1]]`: the
+    /// reporters whose caught-up state differs from the others', sorted.
+    exceptions: Vec<Client>,
+    exception_starts: Vec<usize>,
     num_clients: usize,
 }
 
@@ -29,57 +33,93 @@ impl LagIndex {
     /// Complexity: O(N + R log R) for N clients and R reported offset sums.
     pub(crate) fn new(model: &Model<'_>) -> Self {
         let acceptable_recovery_lag = model.input.configs.acceptable_recovery_lag;
-        let mut reported: Vec<Vec<(i64, Client)>> = vec![Vec::new(); model.tasks.len()];
-        for (c, client) in model.clients.iter().enumerate() {
+        let tasks = model.tasks.len();
+        // Counts, then a prefix sum, then each client's reports in its task's range.
+        let mut report_starts = vec![0usize; tasks + 1];
+        for client in &model.clients {
             for &t in client.reported.keys() {
                 if model.stateful[t as usize] {
-                    reported[t as usize].push((model.lag(c, t), c));
+                    report_starts[t as usize + 1] += 1;
                 }
             }
         }
-        let n = model.num_clients();
-        let mut caught_up_count = vec![0; model.tasks.len()];
-        let mut others_caught_up = vec![false; model.tasks.len()];
-        let mut exceptions = vec![Vec::new(); model.tasks.len()];
-        for &t in &model.stateful_tasks {
-            let t = t as usize;
-            let list = &mut reported[t];
-            list.sort_unstable();
-            let caught_up = |lag: i64| TaskLag(lag).is_caught_up(acceptable_recovery_lag);
-            let reporters = list.iter().filter(|(lag, _)| caught_up(*lag)).count();
-            others_caught_up[t] = caught_up(model.unreported_lag(t as Task));
-            caught_up_count[t] = reporters + if others_caught_up[t] { n - list.len() } else { 0 };
-            exceptions[t] = list.iter().filter(|(lag, _)| caught_up(*lag) != others_caught_up[t]).map(|&(_, c)| c).collect();
-            exceptions[t].sort_unstable();
+        for t in 0..tasks {
+            report_starts[t + 1] += report_starts[t];
         }
-        Self { reported, caught_up_count, others_caught_up, exceptions, num_clients: n }
+        let mut fill = report_starts[..tasks].to_vec();
+        let mut reported = vec![(0i64, 0 as Client); report_starts[tasks]];
+        for (c, client) in model.clients.iter().enumerate() {
+            for (&t, &sum) in &client.reported {
+                if model.stateful[t as usize] {
+                    // `Model::lag` of `c` on `t`, from the offset sum at hand.
+                    let lag = TaskLag::compute(Some(sum), model.end_offset_sums[t as usize]).0;
+                    reported[fill[t as usize]] = (lag, c);
+                    fill[t as usize] += 1;
+                }
+            }
+        }
+        drop(fill);
+        let n = model.num_clients();
+        let mut caught_up_count = vec![0u32; tasks];
+        let mut others_caught_up = vec![false; tasks];
+        let mut exceptions = Vec::new();
+        let mut exception_starts = vec![0usize; tasks + 1];
+        let mut next = 0;
+        for t in 0..tasks {
+            if model.stateful[t] {
+                let list = &mut reported[report_starts[t]..report_starts[t + 1]];
+                list.sort_unstable();
+                let caught_up = |lag: i64| TaskLag(lag).is_caught_up(acceptable_recovery_lag);
+                let reporters = list.iter().filter(|(lag, _)| caught_up(*lag)).count();
+                others_caught_up[t] = caught_up(model.unreported_lag(t as Task));
+                caught_up_count[t] = (reporters + if others_caught_up[t] { n - list.len() } else { 0 }) as u32;
+                let from = exceptions.len();
+                exceptions.extend(list.iter().filter(|(lag, _)| caught_up(*lag) != others_caught_up[t]).map(|&(_, c)| c));
+                exceptions[from..].sort_unstable();
+                next = exceptions.len();
+            }
+            exception_starts[t + 1] = next;
+        }
+        exceptions.shrink_to_fit();
+        Self { reported, report_starts, caught_up_count, others_caught_up, exceptions, exception_starts, num_clients: n }
+    }
+
+    fn exceptions(&self, t: Task) -> &[Client] {
+        &self.exceptions[self.exception_starts[t as usize]..self.exception_starts[t as usize + 1]]
     }
 
     /// Whether client `c` is caught up on task `t` (lag `-2`, an unbounded acceptable lag, or
     /// `0 ≤ lag ≤ acceptable.recovery.lag`).
     pub(crate) fn is_caught_up(&self, c: Client, t: Task) -> bool {
-        self.others_caught_up[t as usize] != self.exceptions[t as usize].binary_search(&c).is_ok()
+        self.others_caught_up[t as usize] != self.exceptions(t).binary_search(&c).is_ok()
     }
 
     /// The clients caught up on `t`, sorted, when the clients that did not report it are not
     /// caught up (then they are the reporters that are); `None` otherwise.
     pub(crate) fn caught_up_clients(&self, t: Task) -> Option<&[Client]> {
-        (!self.others_caught_up[t as usize]).then(|| &self.exceptions[t as usize][..])
+        (!self.others_caught_up[t as usize]).then(|| self.exceptions(t))
     }
 
     /// The number of clients caught up on `t`.
     pub(crate) fn caught_up_count(&self, t: Task) -> usize {
-        self.caught_up_count[t as usize]
+        self.caught_up_count[t as usize] as usize
     }
 
     /// The clients that reported an offset sum for `t`, with their lags, sorted by (lag, client).
     pub(crate) fn reporters(&self, t: Task) -> &[(i64, Client)] {
-        &self.reported[t as usize]
+        &self.reported[self.report_starts[t as usize]..self.report_starts[t as usize + 1]]
+    }
+
+    /// [`Model::lag`] of client `c` on stateful task `t`, read from `t`'s reporters (where `c` is
+    /// not one, the lag of every client that did not report `t`).
+    pub(crate) fn lag(&self, model: &Model<'_>, c: Client, t: Task) -> i64 {
+        debug_assert!(model.stateful[t as usize], "task {t} is stateless");
+        self.reporters(t).iter().find(|&&(_, r)| r == c).map_or_else(|| model.unreported_lag(t), |&(lag, _)| lag)
     }
 
     /// The lag of the first client in `t`'s lag order.
     pub(crate) fn smallest_lag(&self, model: &Model<'_>, t: Task) -> i64 {
-        let list = &self.reported[t as usize];
+        let list = self.reporters(t);
         let first_reported = list.first().map(|&(lag, _)| lag);
         if list.len() < self.num_clients {
             let others = model.unreported_lag(t);
@@ -100,7 +140,7 @@ impl LagIndex {
         destination: Client,
         mut eligible: impl FnMut(Client) -> bool,
     ) -> Option<Client> {
-        let list = &self.reported[t as usize];
+        let list = self.reporters(t);
         let others_lag = model.unreported_lag(t);
         let is_reporter = |c: Client| model.clients[c].reported.contains_key(&t);
         let advance_other = |from: usize| (from..self.num_clients).find(|&c| !is_reporter(c));
@@ -163,6 +203,7 @@ mod tests {
                 assert_eq!(lags.caught_up_count(t), caught_up.iter().filter(|&&b| b).count());
                 for (c, &expected) in caught_up.iter().enumerate() {
                     assert_eq!(lags.is_caught_up(c, t), expected);
+                    assert_eq!(lags.lag(&model, c, t), model.lag(c, t));
                 }
                 for (position, &(_, destination)) in order.iter().enumerate() {
                     let before = &order[..position];

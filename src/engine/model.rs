@@ -5,7 +5,7 @@
 //! order, so "sorted" iteration in Java is index order here and `(load, client index)` sorts as
 //! Java's `(load, ProcessId)`.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 
 use super::input::{AssignmentInput, InputError};
 use super::task_lag::TaskLag;
@@ -37,7 +37,8 @@ pub(crate) struct Model<'a> {
     pub(crate) clients: Vec<ClientModel<'a>>,
     /// All tasks in Java order.
     pub(crate) tasks: Vec<TaskId>,
-    pub(crate) task_index: HashMap<TaskId, Task>,
+    /// Task id → task index, keyed by the input's own ids (no copies).
+    pub(crate) task_index: rustc_hash::FxHashMap<&'a TaskId, Task>,
     pub(crate) stateful: Vec<bool>,
     /// Stateful tasks, sorted.
     pub(crate) stateful_tasks: Vec<Task>,
@@ -59,13 +60,17 @@ impl<'a> Model<'a> {
         }
         check_topology_names(input)?;
 
-        let mut tasks: Vec<TaskId> = input.stateful_tasks.iter().chain(&input.stateless_tasks).cloned().collect();
         if let Some(t) = input.stateful_tasks.intersection(&input.stateless_tasks).next() {
             return Err(InputError::TaskBothStatefulAndStateless(t.clone()));
         }
-        tasks.sort_by(cmp_task_ids);
-        let task_index: HashMap<TaskId, Task> = tasks.iter().enumerate().map(|(i, t)| (t.clone(), i as Task)).collect();
-        let stateful: Vec<bool> = tasks.iter().map(|t| input.stateful_tasks.contains(t)).collect();
+        // Every task once (the two sets are disjoint), with whether it is stateful.
+        let stateful_ids = input.stateful_tasks.iter().map(|t| (t, true));
+        let mut sorted: Vec<(&'a TaskId, bool)> = stateful_ids.chain(input.stateless_tasks.iter().map(|t| (t, false))).collect();
+        sorted.sort_by(|a, b| cmp_task_ids(a.0, b.0));
+        let tasks: Vec<TaskId> = sorted.iter().map(|&(t, _)| t.clone()).collect();
+        let task_index: rustc_hash::FxHashMap<&'a TaskId, Task> = sorted.iter().enumerate().map(|(i, &(t, _))| (t, i as Task)).collect();
+        let stateful: Vec<bool> = sorted.iter().map(|&(_, s)| s).collect();
+        drop(sorted);
         let stateful_tasks: Vec<Task> = (0..tasks.len() as Task).filter(|&t| stateful[t as usize]).collect();
         let stateless_tasks: Vec<Task> = (0..tasks.len() as Task).filter(|&t| !stateful[t as usize]).collect();
 

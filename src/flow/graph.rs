@@ -225,10 +225,7 @@ impl Graph {
             return Err(FlowError::NegativeRequirement { required });
         }
         self.clear_flow();
-        let mut residual = Residual::new(self.node_count, &self.edges);
-        residual.repair()?;
-        let sent = residual.send(source, sink, required)?;
-        residual.write_back(&mut self.edges);
+        let sent = self.solve(|residual| residual.repair().and_then(|()| residual.send(source, sink, required)))?;
         if sent < required {
             return Err(FlowError::Infeasible { required, max_flow: sent });
         }
@@ -259,10 +256,7 @@ impl Graph {
         self.check_terminals(source, sink)?;
         let out: i64 = self.edges.iter().filter(|e| e.from == source).fold(0, |a, e| a.saturating_add(e.capacity));
         self.clear_flow();
-        let mut residual = Residual::new(self.node_count, &self.edges);
-        residual.repair()?;
-        let sent = residual.send(source, sink, out)?;
-        residual.write_back(&mut self.edges);
+        let sent = self.solve(|residual| residual.repair().and_then(|()| residual.send(source, sink, out)))?;
         Ok(Solution { flow: sent, cost: self.total_cost()? })
     }
 
@@ -311,10 +305,27 @@ impl Graph {
     /// # Ok::<(), kstreams_assignor::flow::FlowError>(())
     /// ```
     pub fn min_cost_circulation(&mut self) -> Result<i64, FlowError> {
-        let mut residual = Residual::new(self.node_count, &self.edges);
-        residual.repair()?;
-        residual.write_back(&mut self.edges);
+        self.solve(Residual::repair)?;
         self.total_cost()
+    }
+
+    /// Runs `search` on the residual network of the edges and their flows, then takes the edges
+    /// back from it, with its flows (whatever `search` returned, so that an error leaves them
+    /// partly solved rather than lost). The edge list is handed to the residual network rather
+    /// than kept beside it, so the two are not both held while the search runs.
+    fn solve<T>(&mut self, search: impl FnOnce(&mut Residual) -> Result<T, FlowError>) -> Result<T, FlowError> {
+        let edges = std::mem::take(&mut self.edges);
+        let mut residual = match Residual::new(self.node_count, &edges) {
+            Ok(residual) => residual,
+            Err(e) => {
+                self.edges = edges;
+                return Err(e);
+            }
+        };
+        drop(edges);
+        let result = search(&mut residual);
+        self.edges = residual.into_edges();
+        result
     }
 
     fn check_node(&self, node: usize) -> Result<(), FlowError> {

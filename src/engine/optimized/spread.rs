@@ -16,10 +16,12 @@ use crate::engine::model::{Client, Model, Task};
 pub(crate) struct Mix {
     /// Per task (model index): its sub-topology's group, `usize::MAX` if not counted.
     group: Vec<usize>,
-    /// `counts[c][g]`: tasks of group `g` on client `c`.
-    counts: Vec<Vec<i64>>,
-    /// `share[c][g]`: group `g`'s size times client `c`'s share of the capacity.
-    share: Vec<Vec<f64>>,
+    /// Groups counted.
+    groups: usize,
+    /// `counts[c * groups + g]`: tasks of group `g` on client `c`.
+    counts: Vec<i64>,
+    /// `share[c * groups + g]`: group `g`'s size times client `c`'s share of the capacity.
+    share: Vec<f64>,
 }
 
 impl Mix {
@@ -39,8 +41,8 @@ impl Mix {
             group[t as usize] = g;
         }
         let total: f64 = caps.iter().map(|&c| c as f64).sum::<f64>().max(1.0);
-        let share = caps.iter().map(|&c| sizes.iter().map(|&s| s as f64 * c as f64 / total).collect()).collect();
-        Self { group, counts: vec![vec![0; sizes.len()]; caps.len()], share }
+        let share = caps.iter().flat_map(|&c| sizes.iter().map(move |&s| s as f64 * c as f64 / total)).collect();
+        Self { group, groups: sizes.len(), counts: vec![0; sizes.len() * caps.len()], share }
     }
 
     /// The group of task `t`.
@@ -51,22 +53,23 @@ impl Mix {
     /// Counts `t` on `c`.
     pub(crate) fn add(&mut self, c: Client, t: Task) {
         let g = self.group(t);
-        self.counts[c][g] += 1;
+        self.counts[c * self.groups + g] += 1;
     }
 
     /// Stops counting `t` on `c`.
     pub(crate) fn remove(&mut self, c: Client, t: Task) {
         let g = self.group(t);
-        self.counts[c][g] -= 1;
+        self.counts[c * self.groups + g] -= 1;
     }
 
     /// How far `c` holds more of group `g` than its share (negative: fewer).
     pub(crate) fn excess(&self, c: Client, g: usize) -> f64 {
-        self.counts[c][g] as f64 - self.share[c][g]
+        let i = c * self.groups + g;
+        self.counts[i] as f64 - self.share[i]
     }
 
     fn groups(&self) -> usize {
-        self.share.first().map_or(0, Vec::len)
+        if self.share.is_empty() { 0 } else { self.groups }
     }
 }
 
@@ -132,13 +135,18 @@ pub(crate) fn rebalance_mix(
     let mut budget = tasks.len();
     let mut clients: Vec<Client> = (0..n).collect();
     let mut returns: Vec<(f64, usize)> = Vec::with_capacity(groups);
+    let mut excess: Vec<f64> = vec![0.0; n];
     loop {
         let mut traded = false;
         'groups: for g1 in 0..groups {
             if !spend(n) {
                 return;
             }
-            clients.sort_by(|&a, &b| mix.excess(b, g1).total_cmp(&mix.excess(a, g1)).then(a.cmp(&b)));
+            // The clients by decreasing excess of g1 (ties by index); only the first and last
+            // TRIES are read, so only those are put in order.
+            excess.iter_mut().enumerate().for_each(|(c, e)| *e = mix.excess(c, g1));
+            let order = |&a: &Client, &b: &Client| excess[b].total_cmp(&excess[a]).then(a.cmp(&b));
+            ends_in_order(&mut clients, TRIES, order);
             for i in 0..TRIES.min(n) {
                 for j in 0..TRIES.min(n) {
                     let (c1, c2) = (clients[i], clients[n - 1 - j]);
@@ -205,6 +213,23 @@ pub(crate) fn rebalance_mix(
             return;
         }
     }
+}
+
+/// Puts the first `m` and the last `m` elements of `items` where a full sort by `order` (a strict
+/// total order) would put them, in that order; the middle is left in any order. O(len) for a
+/// small `m`, where the sort takes O(len·log len).
+fn ends_in_order<T>(items: &mut [T], m: usize, mut order: impl FnMut(&T, &T) -> std::cmp::Ordering) {
+    let len = items.len();
+    if len <= 2 * m + 1 {
+        items.sort_unstable_by(order);
+        return;
+    }
+    items.select_nth_unstable_by(m, &mut order);
+    items[..m].sort_unstable_by(&mut order);
+    let rest = &mut items[m..];
+    let at = rest.len() - m;
+    rest.select_nth_unstable_by(at - 1, &mut order);
+    rest[at..].sort_unstable_by(&mut order);
 }
 
 #[cfg(test)]

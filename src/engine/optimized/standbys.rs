@@ -8,6 +8,7 @@ use super::holders::lags_caught_up;
 use super::quotas::{imbalance, sticky_quotas};
 use crate::engine::assignor::AssignError;
 use crate::engine::model::{Client, Model, Placement, Task};
+use crate::engine::task_lag::TaskLag;
 use crate::flow::Graph;
 
 /// Gives each stateful task `wanted` standbys: a min-cost flow that keeps the copies with the
@@ -45,18 +46,37 @@ pub(super) fn place_standbys(
     let n = model.num_clients();
     let tasks = &model.stateful_tasks;
     let active_on = placement.active_clients(model.tasks.len());
-    // Per task: the clients holding a copy of it, its active's client aside.
-    let mut holders: Vec<Vec<Client>> = vec![Vec::new(); model.tasks.len()];
+    // Per task: the clients holding a copy of it, its active's client aside, sorted; task `t`'s
+    // are `holder_list[holder_starts[t]..holder_starts[t + 1]]`.
+    let holds = |c: Client, t: Task| model.stateful[t as usize] && active_on[t as usize] != Some(c);
+    let mut holder_starts = vec![0usize; model.tasks.len() + 1];
     for (c, client) in model.clients.iter().enumerate() {
-        for &t in client.reported.keys() {
-            if model.stateful[t as usize] && active_on[t as usize] != Some(c) {
-                holders[t as usize].push(c);
-            }
+        for &t in client.reported.keys().filter(|&&t| holds(c, t)) {
+            holder_starts[t as usize + 1] += 1;
         }
     }
-    holders.iter_mut().for_each(|h| h.sort_unstable());
+    for t in 0..model.tasks.len() {
+        holder_starts[t + 1] += holder_starts[t];
+    }
+    // With each holder, whether its copy is caught up (`lags_caught_up`, from the offset sum
+    // at hand).
+    let acceptable = model.input.configs.acceptable_recovery_lag;
+    let mut fill = holder_starts[..model.tasks.len()].to_vec();
+    let mut holder_list: Vec<(Client, bool)> = vec![(0, false); holder_starts[model.tasks.len()]];
+    for (c, client) in model.clients.iter().enumerate() {
+        for (&t, &sum) in client.reported.iter().filter(|&(&t, _)| holds(c, t)) {
+            let caught_up = TaskLag::compute(Some(sum), model.end_offset_sums[t as usize]).is_caught_up(acceptable);
+            holder_list[fill[t as usize]] = (c, caught_up);
+            fill[t as usize] += 1;
+        }
+    }
+    drop(fill);
+    for t in 0..model.tasks.len() {
+        holder_list[holder_starts[t]..holder_starts[t + 1]].sort_unstable_by_key(|&(c, _)| c);
+    }
+    let holders = |t: Task| &holder_list[holder_starts[t as usize]..holder_starts[t as usize + 1]];
     let mut claims: Vec<usize> = targets.to_vec();
-    holders.iter().flatten().for_each(|&c| claims[c] += 1);
+    holder_list.iter().for_each(|&(c, _)| claims[c] += 1);
     // A client holds at most one copy of each task.
     let quotas = sticky_quotas(tasks.len() * wanted, caps, targets, &claims, tasks.len(), imbalance(model));
     let mut target_of = vec![None; model.tasks.len()];
@@ -69,34 +89,40 @@ pub(super) fn place_standbys(
     let pool = 2 + tasks.len() + n;
     let mut graph = Graph::new(3 + tasks.len() + n);
     let internal = |_| AssignError::Internal("optimized assignor: standby graph");
-    let mut direct = Vec::new();
-    let mut shared = Vec::with_capacity(tasks.len());
     for (k, &t) in tasks.iter().enumerate() {
         graph.add_edge(source, task_node(k), wanted as i64, 0).map_err(internal)?;
-        let pending_target = target_of[t as usize].filter(|&d| active_on[t as usize] != Some(d) && !holders[t as usize].contains(&d));
-        for &c in holders[t as usize].iter().chain(&pending_target) {
-            let cost = i64::from(!(holders[t as usize].contains(&c) && lags_caught_up(model, c, t)));
-            direct.push((graph.add_edge(task_node(k), client_node(c), 1, cost).map_err(internal)?, c, k));
+        let pending_target = target_of[t as usize].filter(|&d| active_on[t as usize] != Some(d) && !holders(t).iter().any(|&(c, _)| c == d));
+        // A caught-up copy costs 0, any other copy and the pending target 1.
+        for (c, caught_up) in holders(t).iter().copied().chain(pending_target.map(|d| (d, false))) {
+            graph.add_edge(task_node(k), client_node(c), 1, i64::from(!caught_up)).map_err(internal)?;
         }
-        shared.push(graph.add_edge(task_node(k), pool, wanted as i64, 2).map_err(internal)?);
+        graph.add_edge(task_node(k), pool, wanted as i64, 2).map_err(internal)?;
     }
-    let mut dealt = Vec::with_capacity(n);
     for c in 0..n {
-        dealt.push(graph.add_edge(pool, client_node(c), tasks.len() as i64, 0).map_err(internal)?);
+        graph.add_edge(pool, client_node(c), tasks.len() as i64, 0).map_err(internal)?;
         let quota = quotas[c].saturating_sub(targets[c]);
         graph.add_edge(client_node(c), sink, quota as i64, 0).map_err(internal)?;
         graph.add_edge(client_node(c), sink, tasks.len() as i64, 1_000_000).map_err(internal)?;
     }
     graph.min_cost_flow(source, sink, (tasks.len() * wanted) as i64).map_err(internal)?;
-    // The copies each task keeps or gets from its own edges, then the shared units.
+    drop(holder_list);
+    // The copies each task keeps or gets from its own edges (task → client, in edge order),
+    // then the units of the shared node: task → shared node per task, shared node → client per
+    // client.
     let mut chosen: Vec<Vec<Client>> = vec![Vec::new(); tasks.len()];
-    for &(edge, c, k) in &direct {
-        if graph.flow(edge) > 0 {
-            chosen[k].push(c);
+    let mut units: Vec<i64> = Vec::with_capacity(n);
+    let mut wants: Vec<i64> = Vec::with_capacity(tasks.len());
+    let is_task = |v: usize| (task_node(0)..client_node(0)).contains(&v);
+    for e in graph.edges() {
+        if is_task(e.from) && e.to == pool {
+            wants.push(e.flow);
+        } else if is_task(e.from) && e.to >= client_node(0) && e.flow > 0 {
+            chosen[e.from - task_node(0)].push(e.to - client_node(0));
+        } else if e.from == pool {
+            units.push(e.flow);
         }
     }
-    let units: Vec<i64> = dealt.iter().map(|&e| graph.flow(e)).collect();
-    let wants: Vec<i64> = shared.iter().map(|&e| graph.flow(e)).collect();
+    drop(graph);
     let actives: Vec<Option<Client>> = tasks.iter().map(|&t| active_on[t as usize]).collect();
     if !deal_shared(units, &wants, &actives, &mut chosen) {
         return place_standbys_full(model, placement, &quotas, targets, &target_of, wanted).map(|()| false);

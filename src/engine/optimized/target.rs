@@ -135,52 +135,62 @@ pub(super) fn target_costs(
     // The same costs split as (movements and warm-ups, restore time), without the tie, for the
     // sub-topology trades: per task its candidates' and then its classes'.
     let classes = first_of_class.len();
-    let mut split = SplitCosts { classes, class_of: class_of.clone(), by_class: Vec::new(), by_candidate: Vec::new(), starts: vec![0] };
+    let class_index: Vec<u32> = class_of.iter().map(|&r| r as u32).collect();
+    let mut split = SplitCosts { classes, class_of: class_index, entries: Vec::new(), starts: vec![0] };
     for (k, &t) in tasks.iter().enumerate() {
         let unreported = model.unreported_lag(t);
         let round_robin = k % n;
+        let start = split.entries.len();
         let class_split = first_of_class.iter().map(|&c| (class_at(k, false, unreported), restore_at(k, c, false, unreported)));
-        split.by_class.extend(class_split);
+        split.entries.extend(class_split.map(|(class, restore)| SplitCost { client: u32::MAX, class, restore }));
         class_costs.clear();
-        class_costs.extend(split.by_class[k * split.classes..].iter().map(|&(class, restore)| class + restore + 1));
+        class_costs.extend(split.entries[start..].iter().map(|e| e.class + e.restore + 1));
         candidates.clear();
         candidates.extend(lags.reporters(t).iter().map(|&(lag, c)| (c, lag)));
-        candidates.extend(owners[t as usize].iter().chain([&round_robin]).map(|&c| (c, model.lag(c, t))));
+        candidates.extend(owners[t as usize].iter().chain([&round_robin]).map(|&c| (c, lags.lag(model, c, t))));
         candidates.sort_unstable_by_key(|&(c, _)| c);
         candidates.dedup_by_key(|&mut (c, _)| c);
         listed.clear();
         for &(c, lag) in &candidates {
             let owner = is_owner(k, c);
             let (class, restore) = (class_at(k, owner, lag), restore_at(k, c, owner, lag));
-            split.by_candidate.push((c, class, restore));
+            split.entries.push(SplitCost { client: c as u32, class, restore });
             let tie = i32::from(c != round_robin);
             listed.push((c, (class + restore + tie).min(class_costs[class_of[c]] - 1 + tie)));
         }
-        split.starts.push(split.by_candidate.len());
+        split.starts.push(split.entries.len());
         costs.push_task(&class_costs, &listed).map_err(internal)?;
     }
     Ok((costs, split))
 }
 
 /// The target's costs of a task on a client as (movements and warm-ups, restore time): the
-/// candidates' own, else their class's.
+/// candidates' own, else their class's. One task's costs sit together (its classes', then its
+/// candidates'), so that a look-up reads one range.
 pub(super) struct SplitCosts {
     classes: usize,
-    class_of: Vec<usize>,
-    /// `by_class[task * classes + class]`.
-    by_class: Vec<(i32, i32)>,
-    /// Task `k`'s candidates are `by_candidate[starts[k]..starts[k + 1]]`, by client.
-    by_candidate: Vec<(Client, i32, i32)>,
+    class_of: Vec<u32>,
+    /// Task `k`'s costs are `entries[starts[k]..starts[k + 1]]`: `classes` class costs (by class,
+    /// `client` unused), then its candidates' (by client).
+    entries: Vec<SplitCost>,
     starts: Vec<usize>,
+}
+
+/// One cost of [`SplitCosts`].
+#[derive(Debug, Clone, Copy)]
+struct SplitCost {
+    client: u32,
+    class: i32,
+    restore: i32,
 }
 
 impl SplitCosts {
     fn at(&self, k: usize, c: Client) -> (i64, i64) {
-        let listed = &self.by_candidate[self.starts[k]..self.starts[k + 1]];
-        let (class, restore) = match listed.binary_search_by_key(&c, |&(c, _, _)| c) {
-            Ok(i) => (listed[i].1, listed[i].2),
-            Err(_) => self.by_class[k * self.classes + self.class_of[c]],
+        let (by_class, listed) = self.entries[self.starts[k]..self.starts[k + 1]].split_at(self.classes);
+        let cost = match listed.binary_search_by_key(&c, |e| e.client as usize) {
+            Ok(i) => listed[i],
+            Err(_) => by_class[self.class_of[c] as usize],
         };
-        (i64::from(class), i64::from(restore))
+        (i64::from(cost.class), i64::from(cost.restore))
     }
 }
