@@ -51,6 +51,10 @@ pub(crate) fn java_partitions_for_task(topology: &Topology, tasks: &Tasks) -> BT
         .partitions_for_task
         .iter()
         .map(|(task, parts)| {
+            // One partition (a task of one source topic): a set of one iterates as itself.
+            if let [only] = &parts[..] {
+                return (task.clone(), vec![only.clone()]);
+            }
             let topics = topic_orders.entry(task.subtopology).or_insert_with(|| source_topic_order(topology, task.subtopology));
             let mut set = JavaHashSet::with_capacity(topics.len());
             for topic in topics.iter() {
@@ -179,10 +183,22 @@ pub(crate) fn java_host_maps_form(version: i32, active: &OrderedHostMap, standby
     }
     let indexed = |map: &[(HostInfo, Vec<TopicPartition>)]| -> Vec<IndexedHostPartitions> {
         map.iter()
-            .map(|(h, parts)| IndexedHostPartitions {
-                host: JavaString::new(&h.host),
-                port: h.port,
-                partitions: parts.iter().map(|tp| (dictionary.get(&*tp.topic).copied().unwrap_or(-1), tp.partition)).collect(),
+            .map(|(h, parts)| {
+                // Partitions of one topic mostly come together: its index is looked up once.
+                let mut last: Option<(&str, i32)> = None;
+                let mut partitions = Vec::with_capacity(parts.len());
+                for tp in parts {
+                    let index = match last {
+                        Some((t, i)) if t == &*tp.topic => i,
+                        _ => {
+                            let i = dictionary.get(&*tp.topic).copied().unwrap_or(-1);
+                            last = Some((&tp.topic, i));
+                            i
+                        }
+                    };
+                    partitions.push((index, tp.partition));
+                }
+                IndexedHostPartitions { host: JavaString::new(&h.host), port: h.port, partitions }
             })
             .collect()
     };
