@@ -81,6 +81,13 @@ pub(super) fn figures(items: &[(&str, &str, String)]) -> String {
     out
 }
 
+/// Header cells, one `<th>` per heading (plain text), appended to `out`.
+pub(super) fn header_cells(out: &mut String, headings: &[&str]) {
+    for h in headings {
+        let _ = write!(out, "<th>{}</th>", escape(h));
+    }
+}
+
 /// A number cell: `text` shown, `value` in `data-value` for a script to read, `key` in
 /// `data-key`, `class` (may be empty) on the cell.
 pub(super) fn num_cell(key: &str, value: impl std::fmt::Display, text: &str, class: &str) -> String {

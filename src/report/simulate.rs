@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::html::{bar, escape, figures, inline_svg, num_cell, page, panel};
+use super::html::{bar, escape, figures, header_cells, inline_svg, num_cell, page, panel};
 use crate::sim::{self, Comparison, ProtocolComparison, ProtocolRun, Report, StreamsReport, Summary, format_ms};
 
 /// `x` with two decimals, as the text tables print spreads.
@@ -42,23 +42,24 @@ fn run_figures(r: &Report, extra: &[(&str, &str, String)]) -> String {
 /// The round-by-round table of a run, with the totals in its footer.
 fn rounds_table(r: &Report) -> String {
     let mut out = String::from("<table class=\"data\" id=\"rounds\">\n<thead><tr>");
-    for h in [
-        "round",
-        "time",
-        "members",
-        "moved",
-        "stateful moved",
-        "warm-ups",
-        "spares",
-        "spread",
-        "stateful spread",
-        "sub-topology spread",
-        "restoring lag",
-        "restoring tasks",
-        "probe",
-    ] {
-        let _ = write!(out, "<th>{}</th>", escape(h));
-    }
+    header_cells(
+        &mut out,
+        &[
+            "round",
+            "time",
+            "members",
+            "moved",
+            "stateful moved",
+            "warm-ups",
+            "spares",
+            "spread",
+            "stateful spread",
+            "sub-topology spread",
+            "restoring lag",
+            "restoring tasks",
+            "probe",
+        ],
+    );
     out.push_str("<th class=\"name\">trigger</th></tr></thead>\n<tbody>\n");
     let most_moved = r.rounds.iter().map(|x| x.tasks_moved).max().unwrap_or(0).max(1) as f64;
     let most_lag = r.rounds.iter().map(|x| x.restoring_lag).max().unwrap_or(0).max(1) as f64;
@@ -188,23 +189,24 @@ fn converge_text(s: &Summary) -> String {
 /// The side-by-side table of a comparison: a row per scenario and the total row.
 fn compare_table(cmp: &Comparison) -> String {
     let mut out = String::from("<table class=\"data\" id=\"compare\">\n<thead><tr><th class=\"name\">scenario</th>");
-    for h in [
-        "moved A",
-        "moved B",
-        "lower bound (B moved)",
-        "warm-ups A",
-        "warm-ups B",
-        "probing A",
-        "probing B",
-        "converge A",
-        "converge B",
-        "restoring lag A",
-        "restoring lag B",
-        "final spread A",
-        "final spread B",
-    ] {
-        let _ = write!(out, "<th>{}</th>", escape(h));
-    }
+    header_cells(
+        &mut out,
+        &[
+            "moved A",
+            "moved B",
+            "lower bound (B moved)",
+            "warm-ups A",
+            "warm-ups B",
+            "probing A",
+            "probing B",
+            "converge A",
+            "converge B",
+            "restoring lag A",
+            "restoring lag B",
+            "final spread A",
+            "final spread B",
+        ],
+    );
     out.push_str("</tr></thead>\n<tbody>\n");
     for r in &cmp.rows {
         let (a, b) = (&r.baseline, &r.candidate);
