@@ -156,7 +156,7 @@ mod tests {
             name: "orphans".into(),
             description: String::new(),
             configs: AssignmentConfigs::default(),
-            subtopologies: vec![Subtopology { id: 0, partitions: 4, changelog_records: Some(1_000_000) }],
+            subtopologies: vec![Subtopology::new(0, 4, Some(1_000_000))],
             initial_members: Vec::new(),
             running: true,
             events: Vec::new(),

@@ -64,15 +64,23 @@ pub(super) fn run_world<'a>(
         let Some(at) = earliest(event_time, probe_time) else { break };
         world.advance(at);
         let mut triggers = Vec::new();
-        let event = events.get(next_event).is_some_and(|e| e.at_ms == at);
         while events.get(next_event).is_some_and(|e| e.at_ms == at) {
-            if matches!(events[next_event].kind, EventKind::Crash(_) | EventKind::Leave(_) | EventKind::LeaderCrash) {
+            let kind = &events[next_event].kind;
+            if matches!(kind, EventKind::Crash(_) | EventKind::Leave(_) | EventKind::LeaderCrash) {
                 expected_departure_restore += world.departure_exposure();
             }
-            triggers.push(world.apply(&events[next_event].kind)?);
+            let text = world.apply(kind)?;
+            // Input that arrives is no reason to rebalance.
+            if !matches!(kind, EventKind::Produce(_)) {
+                triggers.push(text);
+            }
             next_event += 1;
         }
+        let event = !triggers.is_empty();
         if triggers.is_empty() {
+            if probe_time != Some(at) {
+                continue;
+            }
             triggers.push("probing rebalance".into());
         } else {
             last_event_round = rounds.len();
@@ -193,7 +201,7 @@ mod tests {
             name: "standbys".into(),
             description: String::new(),
             configs: AssignmentConfigs { num_standby_replicas: 1, ..AssignmentConfigs::default() },
-            subtopologies: vec![Subtopology { id: 0, partitions: 2, changelog_records: Some(1_000_000) }],
+            subtopologies: vec![Subtopology::new(0, 2, Some(1_000_000))],
             initial_members: vec![s1.clone(), s2],
             running: true,
             events: vec![Event { at_ms: 600_000, kind: EventKind::Restart(s1.process_id) }],

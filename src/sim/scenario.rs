@@ -59,6 +59,10 @@ pub enum EventKind {
     Restart(ProcessId),
     /// The current group leader crashes.
     LeaderCrash,
+    /// Input arrives: each stateful sub-topology's changelog grows by this many records, split
+    /// over its partitions by their weights ([`Subtopology::partition_weights`]). The group does
+    /// not rebalance for it.
+    Produce(i64),
 }
 
 /// An event at a time.
@@ -77,8 +81,49 @@ pub struct Subtopology {
     pub id: i32,
     /// Number of tasks (input partitions).
     pub partitions: i32,
-    /// Records in each task's changelog at the start (`None`: stateless).
+    /// Records in each task's changelog at the start (`None`: stateless); with
+    /// `partition_weights`, the sub-topology's total of them (this times `partitions`) split by
+    /// weight.
     pub changelog_records: Option<i64>,
+    /// Each partition's share of the sub-topology's changelog records, relative to the others',
+    /// as a real key distribution gives them (empty: all alike): the records at the start and
+    /// those of [`EventKind::Produce`] are split by them. `produce_records_per_sec` still
+    /// appends the same to every changelog.
+    pub partition_weights: Vec<u32>,
+}
+
+impl Subtopology {
+    /// A sub-topology of `partitions` tasks whose changelogs hold `changelog_records` each at
+    /// the start (`None`: stateless), all alike.
+    pub fn new(id: i32, partitions: i32, changelog_records: Option<i64>) -> Self {
+        Self { id, partitions, changelog_records, partition_weights: Vec::new() }
+    }
+
+    /// `records` split over the partitions: by weight (each partition the difference of the
+    /// rounded-down running shares, so the parts sum to `records`), or evenly, the first
+    /// partitions taking the remainder, where the weights are empty, do not name every
+    /// partition or sum to 0.
+    pub fn split(&self, records: i64) -> Vec<i64> {
+        let n = self.partitions.max(0) as usize;
+        let weights: Vec<i128> = if self.partition_weights.len() == n && self.partition_weights.iter().any(|&w| w > 0) {
+            self.partition_weights.iter().map(|&w| i128::from(w)).collect()
+        } else {
+            vec![1; n]
+        };
+        let total: i128 = weights.iter().sum();
+        let mut running = 0i128;
+        let mut before = 0i128;
+        weights
+            .iter()
+            .map(|w| {
+                running += w;
+                let upto = i128::from(records) * running / total;
+                let part = upto - before;
+                before = upto;
+                part as i64
+            })
+            .collect()
+    }
 }
 
 /// A scenario: the app, its starting members, and the events.
@@ -107,7 +152,14 @@ impl Scenario {
         self.subtopologies
             .iter()
             .filter_map(|s| s.changelog_records.map(|n| (s, n)))
-            .flat_map(|(s, n)| (0..s.partitions).map(move |p| (TaskId::new(s.id, p), n)))
+            .flat_map(|(s, n)| {
+                let starts = if s.partition_weights.is_empty() {
+                    vec![n; s.partitions.max(0) as usize]
+                } else {
+                    s.split(n.saturating_mul(i64::from(s.partitions)))
+                };
+                starts.into_iter().enumerate().map(move |(p, records)| (TaskId::new(s.id, p as i32), records))
+            })
             .collect()
     }
 
@@ -136,9 +188,9 @@ const MIN: i64 = 60_000;
 
 fn app() -> Vec<Subtopology> {
     vec![
-        Subtopology { id: 0, partitions: 8, changelog_records: Some(2_000_000) },
-        Subtopology { id: 1, partitions: 8, changelog_records: Some(2_000_000) },
-        Subtopology { id: 2, partitions: 8, changelog_records: None },
+        Subtopology::new(0, 8, Some(2_000_000)),
+        Subtopology::new(1, 8, Some(2_000_000)),
+        Subtopology::new(2, 8, None),
     ]
 }
 
@@ -220,10 +272,9 @@ fn random_churn(s: &mut Scenario, seed: u64) {
     s.name = format!("random-churn-{seed}");
     s.configs = s.configs.clone().with_num_standby_replicas(rng.range(0, 2) as i32);
     s.subtopologies = (0..rng.range(2, 4) as i32)
-        .map(|id| Subtopology {
-            id,
-            partitions: rng.range(2, 12) as i32,
-            changelog_records: rng.chance(0.75).then(|| rng.range(10_000, 5_000_000)),
+        .map(|id| {
+            let partitions = rng.range(2, 12) as i32;
+            Subtopology::new(id, partitions, rng.chance(0.75).then(|| rng.range(10_000, 5_000_000)))
         })
         .collect();
     let initial = rng.range(2, 6) as u32;

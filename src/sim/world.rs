@@ -279,6 +279,16 @@ impl<'a> World<'a> {
                 let name = m.spec.name.clone();
                 format!("{name} restarts")
             }
+            EventKind::Produce(records) => {
+                for sub in self.scenario.subtopologies.iter().filter(|s| s.changelog_records.is_some()) {
+                    for (p, part) in sub.split(*records).into_iter().enumerate() {
+                        if let Some(end) = self.end_offsets.get_mut(&TaskId::new(sub.id, p as i32)) {
+                            *end = end.saturating_add(part);
+                        }
+                    }
+                }
+                format!("{records} records arrive")
+            }
             EventKind::LeaderCrash => {
                 let leader = self.leader().ok_or_else(|| SimError::Scenario {
                     scenario: self.scenario.name.clone(),

@@ -47,6 +47,25 @@ pub(super) struct GroupMember {
     pub(super) pending_revocation: TaskSets,
     /// When it heartbeats next (every `group.streams.heartbeat.interval.ms` from when it joined).
     pub(super) next_heartbeat_ms: i64,
+    /// The task offsets and end offsets it last sent, and its tasks as it last reported them:
+    /// all the coordinator knows of its state (`None` before its first heartbeat).
+    pub(super) sent: Option<Sent>,
+}
+
+/// What a member last sent in its heartbeats (Kafka's `HeartbeatState.LastSentFields`).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Sent {
+    /// Offset sum per task it has local state for, its running active tasks aside.
+    pub(super) offsets: BTreeMap<TaskId, i64>,
+    /// Changelog end-offset sum per task it restores (a restoring active task, a standby or a
+    /// warm-up).
+    pub(super) end_offsets: BTreeMap<TaskId, i64>,
+    /// When it last sent either.
+    pub(super) at_ms: i64,
+    /// When it last looked for offsets to send (and found none that changed, unless at `at_ms`).
+    pub(super) checked_ms: i64,
+    /// The tasks it last reported owning.
+    pub(super) owned: TaskSets,
 }
 
 impl GroupMember {
@@ -61,6 +80,7 @@ impl GroupMember {
             standby: BTreeSet::new(),
             warmup: BTreeSet::new(),
             pending_revocation: TaskSets::default(),
+            sent: None,
         }
     }
 }

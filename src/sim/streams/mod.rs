@@ -84,18 +84,31 @@ pub struct StreamsConfig {
     /// coordinator assign again; under `optimized` stateful tasks then move only to caught-up
     /// copies. Kafka's `sticky` would give a prober tasks, so its runs have none.
     pub probe_interval_ms: i64,
+    /// `streams.task.offset.interval.ms` (default 60000): how often a member sends its task
+    /// offsets and end offsets at the latest. As Kafka 4.4.0's client does, a member sends them
+    /// with its first heartbeat, with the first after its tasks changed, once this interval has
+    /// passed since it last sent them, and at every heartbeat while one of its warm-ups is within
+    /// `acceptable.recovery.lag`; a running active task is never among them (its process counts
+    /// as caught up on it), and only tasks it restores have end offsets. 0: at every heartbeat.
+    pub task_offset_interval_ms: i64,
 }
 
 impl Default for StreamsConfig {
     fn default() -> Self {
-        Self { heartbeat_interval_ms: 5_000, num_warmup_replicas: 2, acceptable_recovery_lag: 10_000, probe_interval_ms: 0 }
+        Self {
+            heartbeat_interval_ms: 5_000,
+            num_warmup_replicas: 2,
+            acceptable_recovery_lag: 10_000,
+            probe_interval_ms: 0,
+            task_offset_interval_ms: 60_000,
+        }
     }
 }
 
 impl StreamsConfig {
     /// Sets one setting by Kafka's name: `group.streams.heartbeat.interval.ms`,
-    /// `group.streams.num.warmup.replicas` or `group.streams.acceptable.recovery.lag`; or the
-    /// prober's `probe.interval.ms`.
+    /// `group.streams.num.warmup.replicas`, `group.streams.acceptable.recovery.lag` or the
+    /// group's `streams.task.offset.interval.ms`; or the prober's `probe.interval.ms`.
     ///
     /// ```
     /// use kstreams_assignor::sim::StreamsConfig;
@@ -117,6 +130,9 @@ impl StreamsConfig {
             "group.streams.num.warmup.replicas" => self.num_warmup_replicas = value.parse().map_err(|_| bad())?,
             "group.streams.acceptable.recovery.lag" => {
                 self.acceptable_recovery_lag = value.parse().ok().filter(|&v: &i64| v >= 0).ok_or_else(bad)?;
+            }
+            "streams.task.offset.interval.ms" => {
+                self.task_offset_interval_ms = value.parse().ok().filter(|&v: &i64| v >= 0).ok_or_else(bad)?;
             }
             "probe.interval.ms" => {
                 self.probe_interval_ms = value.parse().ok().filter(|&v: &i64| v >= 0).ok_or_else(bad)?;

@@ -114,7 +114,7 @@ impl<'a> StreamsRun<'a> {
     }
 
     /// What the coordinator hands its assignor: every member's current tasks and the offsets
-    /// its process reports for the tasks it has state for.
+    /// it last sent ([`StreamsConfig::task_offset_interval_ms`]).
     fn spec(&self) -> StreamsGroupSpec {
         let configs = StreamsAssignmentConfigs::default()
             .with_num_standby_replicas(self.world.scenario.configs.num_standby_replicas.max(0) as u32)
@@ -131,14 +131,12 @@ impl<'a> StreamsRun<'a> {
             for t in &gm.warmup {
                 spec = spec.with_warmup_task(t.subtopology.to_string(), t.partition);
             }
-            if let Some(process) = self.world.members.iter().find(|m| m.spec.process_id == gm.process_id) {
-                for (t, &offset) in &process.offsets {
-                    let end = self.world.end_offsets.get(t).copied().unwrap_or(offset);
-                    spec = spec.with_task_offset(t.subtopology.to_string(), t.partition, offset).with_task_end_offset(
-                        t.subtopology.to_string(),
-                        t.partition,
-                        end,
-                    );
+            if let Some(sent) = &gm.sent {
+                for (t, &offset) in &sent.offsets {
+                    spec = spec.with_task_offset(t.subtopology.to_string(), t.partition, offset);
+                }
+                for (t, &end) in &sent.end_offsets {
+                    spec = spec.with_task_end_offset(t.subtopology.to_string(), t.partition, end);
                 }
             }
             spec
@@ -235,12 +233,71 @@ impl<'a> StreamsRun<'a> {
 
     /// A heartbeat of member `i`, and at once the acknowledgement of anything it revoked.
     fn heartbeat(&mut self, i: usize) {
-        self.heartbeats += 1;
+        // Those of a reconciled group only send task offsets.
+        if !self.group.reconciled() {
+            self.heartbeats += 1;
+        }
+        self.send_offsets(i);
         self.group.heartbeat(i);
         if self.group.members[i].state == super::group::MemberState::UnrevokedTasks {
             self.group.heartbeat(i);
         }
         self.most_doubly_owned = self.most_doubly_owned.max(self.group.doubly_owned().len());
+    }
+
+    /// The task offsets member `i` puts in the heartbeat it sends now, as Kafka 4.4.0's client
+    /// does (`StreamsGroupHeartbeatRequestManager`): all with its first heartbeat; later, where
+    /// its tasks changed since it last reported them, the interval has passed since it last sent
+    /// offsets or one of its warm-ups is within `acceptable.recovery.lag`, those that changed.
+    /// Its offsets are its process's local state but for the tasks the process runs (Kafka's
+    /// `TaskManager.maybeUpdateTaskOffsetSumSnapshot`), its end offsets the changelog ends of the
+    /// tasks it restores (the state updater's).
+    fn send_offsets(&mut self, i: usize) {
+        let now = self.world.now;
+        let gm = &self.group.members[i];
+        let owned = TaskSets { active: gm.active.keys().cloned().collect(), standby: gm.standby.clone(), warmup: gm.warmup.clone() };
+        let Some(process) = self.world.members.iter().find(|m| m.spec.process_id == gm.process_id) else { return };
+        let running = |t: &TaskId| process.active.contains(t) && !process.restoring.contains(t);
+        let offsets: BTreeMap<TaskId, i64> = process.offsets.iter().filter(|(t, _)| !running(t)).map(|(t, &o)| (t.clone(), o)).collect();
+        let restoring = owned.active.iter().filter(|t| process.restoring.contains(*t)).chain(&owned.standby).chain(&owned.warmup);
+        let end_offsets: BTreeMap<TaskId, i64> =
+            restoring.filter_map(|t| self.world.end_offsets.get(t).map(|&e| (t.clone(), e))).collect();
+        let lag = self.streams.acceptable_recovery_lag;
+        let hot = owned.warmup.iter().any(|t| {
+            offsets.get(t).zip(end_offsets.get(t)).is_some_and(|(&o, &e)| e.saturating_sub(o) <= lag)
+        });
+        let interval = self.streams.task_offset_interval_ms;
+        let Some(sent) = &mut self.group.members[i].sent else {
+            self.group.members[i].sent = Some(super::group::Sent { offsets, end_offsets, at_ms: now, checked_ms: now, owned });
+            return;
+        };
+        let changed = sent.owned != owned;
+        sent.owned = owned;
+        if changed || hot || sent.at_ms.saturating_add(interval) <= now {
+            sent.checked_ms = now;
+            if sent.offsets != offsets {
+                sent.offsets = offsets;
+                sent.at_ms = now;
+            }
+            if sent.end_offsets != end_offsets {
+                sent.end_offsets = end_offsets;
+                sent.at_ms = now;
+            }
+        }
+    }
+
+    /// A group that has been running: every member's last task offsets are those of the state
+    /// it has now, sent at a moment of its own within the last interval.
+    fn resend_offsets(&mut self) {
+        let interval = self.streams.task_offset_interval_ms.max(1);
+        for i in 0..self.group.members.len() {
+            self.group.members[i].sent = None;
+            self.send_offsets(i);
+            let at = -(fnv(&self.group.members[i].member_id) % interval);
+            if let Some(sent) = &mut self.group.members[i].sent {
+                (sent.at_ms, sent.checked_ms) = (at, at);
+            }
+        }
     }
 
     /// Hands the world what the members own now, and books the moves and restores on the
@@ -291,6 +348,24 @@ impl<'a> StreamsRun<'a> {
             }
         }
         self.sync_world();
+    }
+
+    /// When the next member heartbeats with task offsets to send: at its next heartbeat while
+    /// it holds warm-ups, else at its first once the interval has passed since it last sent
+    /// them or last found nothing to send.
+    fn next_offsets_sent(&self, h: i64) -> Option<i64> {
+        let interval = self.streams.task_offset_interval_ms;
+        self.group
+            .members
+            .iter()
+            .map(|m| match &m.sent {
+                Some(sent) if m.warmup.is_empty() => {
+                    let due = sent.at_ms.max(sent.checked_ms).saturating_add(interval);
+                    if m.next_heartbeat_ms >= due { m.next_heartbeat_ms } else { next_after(due - 1, m.next_heartbeat_ms, h) }
+                }
+                _ => m.next_heartbeat_ms,
+            })
+            .min()
     }
 
     /// When the next member heartbeats.
@@ -349,6 +424,7 @@ pub(super) fn run(
         run.heartbeats = 0;
         if scenario.running {
             run.world.settle();
+            run.resend_offsets();
         }
     }
     let mut events: Vec<&Event> = scenario.events.iter().collect();
@@ -360,26 +436,41 @@ pub(super) fn run(
     let max_heartbeats = config.max_rounds.saturating_mul(1000);
     while run.rounds.len() < config.max_rounds && run.heartbeats < max_heartbeats {
         let event_time = events.get(next_event).map(|e| e.at_ms);
-        let step_time = if run.group.reconciled() { None } else { run.next_heartbeat() };
+        // A reconciled group heartbeats to no effect, but for the task offsets its members
+        // send, which matter while anything is left to read them.
+        let step_time = if !run.group.reconciled() {
+            run.next_heartbeat()
+        } else if event_time.is_some() || run.next_probe_ms.is_some() {
+            run.next_offsets_sent(h)
+        } else {
+            None
+        };
         // The prober looks only at a reconciled group, and gives up after as many looks as the
         // run has heartbeats.
         let probe_time = run.next_probe_ms.filter(|_| run.group.reconciled() && run.probe_checks < max_heartbeats);
         let Some(at) = earliest(earliest(event_time, step_time), probe_time) else { break };
         run.advance(at);
+        let mut triggers = Vec::new();
         if event_time == Some(at) {
-            let mut triggers = Vec::new();
             while events.get(next_event).is_some_and(|e| e.at_ms == at) {
                 if matches!(events[next_event].kind, EventKind::Crash(_) | EventKind::Leave(_) | EventKind::LeaderCrash) {
                     expected_departure_restore += run.world.departure_exposure();
                 }
-                let text = run.world.apply(&events[next_event].kind)?;
+                let kind = &events[next_event].kind;
+                let text = run.world.apply(kind)?;
+                next_event += 1;
+                // Input that arrives is no change to the group.
+                if matches!(kind, EventKind::Produce(_)) {
+                    continue;
+                }
                 // The streams protocol has no group leader: the event is that member's crash.
                 triggers.push(match text.strip_prefix("leader ") {
                     Some(crash) => format!("{crash} (the classic protocol's leader)"),
                     None => text,
                 });
-                next_event += 1;
             }
+        }
+        if !triggers.is_empty() {
             run.catch_up_heartbeats(h);
             // A restart under static membership keeps the member's identity: no new epoch.
             if run.sync_membership(h) && !run.group.members.is_empty() {
