@@ -14,14 +14,90 @@ const UNREACHED: i64 = i64::MAX;
 /// Level of a node the blocking-flow search has not reached, or has found to be a dead end.
 const NO_LEVEL: u32 = u32::MAX;
 
-/// One residual arc: 24 bytes, what a search reads of an arc in one place.
+/// How a residual arc is stored: its head, the position of its mate (the arc in the opposite
+/// direction), its residual capacity and its cost. Two forms, [`Arc`] and [`NarrowArc`]; the
+/// searches run the same on either.
+pub(crate) trait ArcForm: Copy + Default {
+    /// Whether an edge of this capacity and cost can be stored in this form (its two arcs'
+    /// residuals stay within `0..=capacity`).
+    fn fits(capacity: i64, cost: i64) -> bool;
+    fn new(head: u32, mate: u32, residual: i64, cost: i64) -> Self;
+    fn head(self) -> u32;
+    fn mate(self) -> u32;
+    fn residual(self) -> i64;
+    fn cost(self) -> i64;
+    /// Adds `amount` (which may be negative) to the residual capacity.
+    fn add_residual(&mut self, amount: i64);
+}
+
+/// One residual arc: 24 bytes, what a search reads of an arc in one place. Any edge fits.
 #[derive(Debug, Clone, Copy, Default)]
-struct Arc {
+pub(crate) struct Arc {
     head: u32,
     /// Position of the arc in the opposite direction.
     mate: u32,
     residual: i64,
     cost: i64,
+}
+
+impl ArcForm for Arc {
+    fn fits(_: i64, _: i64) -> bool {
+        true
+    }
+    fn new(head: u32, mate: u32, residual: i64, cost: i64) -> Self {
+        Self { head, mate, residual, cost }
+    }
+    fn head(self) -> u32 {
+        self.head
+    }
+    fn mate(self) -> u32 {
+        self.mate
+    }
+    fn residual(self) -> i64 {
+        self.residual
+    }
+    fn cost(self) -> i64 {
+        self.cost
+    }
+    fn add_residual(&mut self, amount: i64) {
+        self.residual += amount;
+    }
+}
+
+/// A residual arc in 16 bytes, for edges whose capacity and cost fit in an `i32` (a third less
+/// memory for large networks of small capacities, such as the optimized assignor's standbys).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct NarrowArc {
+    head: u32,
+    mate: u32,
+    residual: i32,
+    cost: i32,
+}
+
+impl ArcForm for NarrowArc {
+    fn fits(capacity: i64, cost: i64) -> bool {
+        i32::try_from(capacity).is_ok() && i32::try_from(cost).is_ok() && cost != i64::from(i32::MIN)
+    }
+    fn new(head: u32, mate: u32, residual: i64, cost: i64) -> Self {
+        // `fits` held for the edge: residual ≤ capacity and ±cost fit.
+        Self { head, mate, residual: residual as i32, cost: cost as i32 }
+    }
+    fn head(self) -> u32 {
+        self.head
+    }
+    fn mate(self) -> u32 {
+        self.mate
+    }
+    fn residual(self) -> i64 {
+        i64::from(self.residual)
+    }
+    fn cost(self) -> i64 {
+        i64::from(self.cost)
+    }
+    fn add_residual(&mut self, amount: i64) {
+        // A residual stays within `0..=capacity`, which fits.
+        self.residual = (i64::from(self.residual) + amount) as i32;
+    }
 }
 
 /// The residual network in compressed adjacency form, with potentials, imbalances and scratch
@@ -31,10 +107,10 @@ struct Arc {
 /// backward arc (`residual = flow`, `−cost`) in its head's list; each list is in edge order.
 /// Nodes and arc positions are `u32`s: a network of 2³² arcs or more is refused
 /// ([`FlowError::Overflow`]).
-pub(crate) struct Residual {
+pub(crate) struct Residual<A: ArcForm = Arc> {
     /// Arcs of node `v` are `first[v]..first[v + 1]`.
     first: Vec<usize>,
-    arcs: Vec<Arc>,
+    arcs: Vec<A>,
     /// Edge id → position of its forward arc.
     forward: Vec<u32>,
     potential: Vec<i64>,
@@ -54,32 +130,47 @@ pub(crate) struct Residual {
     path: Vec<usize>,
 }
 
-impl Residual {
+impl<A: ArcForm> Residual<A> {
     pub(crate) fn new(n: usize, edges: &[Edge]) -> Result<Self, FlowError> {
-        let m = edges.len();
-        if u32::try_from(n).is_err() || u32::try_from(2 * m).is_err() {
+        Self::from_fn(n, |emit| edges.iter().for_each(|&e| emit(e)))
+    }
+
+    /// The residual network of the edges `edges` passes to its argument, in that order (with
+    /// their flows), without holding them in a list: `edges` runs twice, once to count each
+    /// node's arcs and once to fill them in, and must pass the same edges both times. The
+    /// edges are taken as valid (nodes below `n`, `0 ≤ flow ≤ capacity`): the caller checks.
+    pub(crate) fn from_fn(n: usize, edges: impl Fn(&mut dyn FnMut(Edge))) -> Result<Self, FlowError> {
+        if u32::try_from(n).is_err() {
             return Err(FlowError::Overflow);
         }
         let mut first = vec![0usize; n + 1];
-        for e in edges {
+        let mut m = 0usize;
+        edges(&mut |e| {
             first[e.from + 1] += 1;
             first[e.to + 1] += 1;
+            m += 1;
+        });
+        if u32::try_from(2 * m).is_err() {
+            return Err(FlowError::Overflow);
         }
         for v in 0..n {
             first[v + 1] += first[v];
         }
         let mut fill = first.clone();
-        let mut arcs = vec![Arc::default(); 2 * m];
+        let mut arcs = vec![A::default(); 2 * m];
         let mut forward = Vec::with_capacity(m);
-        for e in edges {
+        edges(&mut |e| {
             let p = fill[e.from];
             fill[e.from] += 1;
             let q = fill[e.to];
             fill[e.to] += 1;
-            arcs[p] = Arc { head: e.to as u32, mate: q as u32, residual: e.capacity - e.flow, cost: e.cost };
-            arcs[q] = Arc { head: e.from as u32, mate: p as u32, residual: e.flow, cost: -e.cost };
+            arcs[p] = A::new(e.to as u32, q as u32, e.capacity - e.flow, e.cost);
+            arcs[q] = A::new(e.from as u32, p as u32, e.flow, -e.cost);
             forward.push(p as u32);
-        }
+        });
+        // A second pass that passed other edges than the first would leave this unequal.
+        assert_eq!(forward.len(), m, "Residual::from_fn: the two passes gave different edges");
+        drop(fill);
         Ok(Self {
             first,
             arcs,
@@ -104,23 +195,47 @@ impl Residual {
     pub(crate) fn into_edges(mut self) -> Vec<Edge> {
         let (arcs, forward) = (std::mem::take(&mut self.arcs), std::mem::take(&mut self.forward));
         drop(self);
-        forward
-            .iter()
-            .map(|&p| {
-                let arc = arcs[p as usize];
-                let back = arcs[arc.mate as usize];
-                let (from, to) = (back.head as usize, arc.head as usize);
-                Edge { from, to, capacity: arc.residual + back.residual, cost: arc.cost, flow: back.residual }
-            })
-            .collect()
+        forward.iter().map(|&p| edge_of(&arcs, p)).collect()
+    }
+
+    /// The edges the network was built from, in their order, with its flows (as
+    /// [`into_edges`](Self::into_edges), without collecting them).
+    pub(crate) fn edges(&self) -> impl ExactSizeIterator<Item = Edge> + '_ {
+        self.forward.iter().map(|&p| edge_of(&self.arcs, p))
+    }
+
+    /// Frees the searches' scratch space (and the potentials and imbalances), keeping what
+    /// [`edges`](Self::edges) reads.
+    pub(crate) fn shrink_to_edges(&mut self) {
+        self.first = Vec::new();
+        self.potential = Vec::new();
+        self.excess = Vec::new();
+        self.dist = Vec::new();
+        self.settled = Vec::new();
+        self.reached = Vec::new();
+        self.done = Vec::new();
+        self.heap = BinaryHeap::new();
+        self.level = Vec::new();
+        self.next_arc = Vec::new();
+        self.leveled = Vec::new();
+        self.queue = VecDeque::new();
+        self.path = Vec::new();
+    }
+
+    /// Sends exactly `required` units from `source` to `sink` at least cost, from the flow the
+    /// network was built with (as [`Graph::min_cost_flow`](super::Graph::min_cost_flow) does
+    /// from zero flow); returns the units sent, `required` or the most the network carries.
+    pub(crate) fn min_cost_flow(&mut self, source: usize, sink: usize, required: i64) -> Result<i64, FlowError> {
+        self.repair()?;
+        self.send(source, sink, required)
     }
 
     fn head(&self, arc: usize) -> usize {
-        self.arcs[arc].head as usize
+        self.arcs[arc].head() as usize
     }
 
     fn reduced_cost(&self, tail: usize, arc: usize) -> i64 {
-        self.arcs[arc].cost + self.potential[tail] - self.potential[self.head(arc)]
+        self.arcs[arc].cost() + self.potential[tail] - self.potential[self.head(arc)]
     }
 
     /// Saturates every negative-cost residual arc (potentials are all zero here, so afterwards
@@ -129,7 +244,7 @@ impl Residual {
     pub(crate) fn repair(&mut self) -> Result<(), FlowError> {
         for v in 0..self.first.len() - 1 {
             for p in self.first[v]..self.first[v + 1] {
-                let Arc { residual: r, cost, .. } = self.arcs[p];
+                let (r, cost) = (self.arcs[p].residual(), self.arcs[p].cost());
                 if r > 0 && cost < 0 {
                     self.push(v, p, r)?;
                 }
@@ -157,9 +272,9 @@ impl Residual {
     }
 
     fn push(&mut self, tail: usize, arc: usize, amount: i64) -> Result<(), FlowError> {
-        let mate = self.arcs[arc].mate as usize;
-        self.arcs[arc].residual -= amount;
-        self.arcs[mate].residual += amount;
+        let mate = self.arcs[arc].mate() as usize;
+        self.arcs[arc].add_residual(-amount);
+        self.arcs[mate].add_residual(amount);
         let head = self.head(arc);
         self.excess[tail] = self.excess[tail].checked_sub(amount).ok_or(FlowError::Overflow)?;
         self.excess[head] = self.excess[head].checked_add(amount).ok_or(FlowError::Overflow)?;
@@ -211,7 +326,7 @@ impl Residual {
             }
             for p in self.first[u]..self.first[u + 1] {
                 let v = self.head(p);
-                if self.arcs[p].residual == 0 || self.settled[v] {
+                if self.arcs[p].residual() == 0 || self.settled[v] {
                     continue;
                 }
                 let nd = d + self.reduced_cost(u, p);
@@ -275,7 +390,7 @@ impl Residual {
             }
             for p in self.first[u]..self.first[u + 1] {
                 let v = self.head(p);
-                if self.arcs[p].residual > 0 && self.level[v] == NO_LEVEL && self.reduced_cost(u, p) == 0 {
+                if self.arcs[p].residual() > 0 && self.level[v] == NO_LEVEL && self.reduced_cost(u, p) == 0 {
                     self.level[v] = self.level[u] + 1;
                     self.next_arc[v] = self.first[v];
                     self.leveled.push(v);
@@ -303,7 +418,7 @@ impl Residual {
             let mut p = self.next_arc[u];
             while p < end {
                 let v = self.head(p);
-                if self.arcs[p].residual > 0
+                if self.arcs[p].residual() > 0
                     && self.level[v] != NO_LEVEL
                     && self.level[v] == self.level[u] + 1
                     && self.reduced_cost(u, p) == 0
@@ -319,22 +434,30 @@ impl Residual {
             } else {
                 self.level[u] = NO_LEVEL;
                 let Some(back) = self.path.pop() else { return false };
-                u = self.head(self.arcs[back].mate as usize);
+                u = self.head(self.arcs[back].mate() as usize);
                 self.next_arc[u] += 1;
             }
         }
         let mut amount = self.excess[a].min(-self.excess[u]);
         for &p in &self.path {
-            amount = amount.min(self.arcs[p].residual);
+            amount = amount.min(self.arcs[p].residual());
         }
         for i in 0..self.path.len() {
             let p = self.path[i];
-            let mate = self.arcs[p].mate as usize;
-            self.arcs[p].residual -= amount;
-            self.arcs[mate].residual += amount;
+            let mate = self.arcs[p].mate() as usize;
+            self.arcs[p].add_residual(-amount);
+            self.arcs[mate].add_residual(amount);
         }
         self.excess[a] -= amount;
         self.excess[u] += amount;
         true
     }
+}
+
+/// The edge whose forward arc is `arcs[p]`, with its flow: its ends, capacity and cost are in
+/// its two arcs.
+fn edge_of<A: ArcForm>(arcs: &[A], p: u32) -> Edge {
+    let arc = arcs[p as usize];
+    let back = arcs[arc.mate() as usize];
+    Edge { from: back.head() as usize, to: arc.head() as usize, capacity: arc.residual() + back.residual(), cost: arc.cost(), flow: back.residual() }
 }
