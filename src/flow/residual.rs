@@ -109,7 +109,7 @@ impl ArcForm for NarrowArc {
 /// ([`FlowError::Overflow`]).
 pub(crate) struct Residual<A: ArcForm = Arc> {
     /// Arcs of node `v` are `first[v]..first[v + 1]`.
-    first: Vec<usize>,
+    first: Vec<u32>,
     arcs: Vec<A>,
     /// Edge id → position of its forward arc.
     forward: Vec<u32>,
@@ -119,15 +119,15 @@ pub(crate) struct Residual<A: ArcForm = Arc> {
     // Dijkstra scratch.
     dist: Vec<i64>,
     settled: Vec<bool>,
-    reached: Vec<usize>,
-    done: Vec<usize>,
+    reached: Vec<u32>,
+    done: Vec<u32>,
     heap: BinaryHeap<Reverse<(i64, usize)>>,
     // Blocking-flow scratch.
     level: Vec<u32>,
-    next_arc: Vec<usize>,
-    leveled: Vec<usize>,
-    queue: VecDeque<usize>,
-    path: Vec<usize>,
+    next_arc: Vec<u32>,
+    leveled: Vec<u32>,
+    queue: VecDeque<u32>,
+    path: Vec<u32>,
 }
 
 impl<A: ArcForm> Residual<A> {
@@ -143,11 +143,12 @@ impl<A: ArcForm> Residual<A> {
         if u32::try_from(n).is_err() {
             return Err(FlowError::Overflow);
         }
-        let mut first = vec![0usize; n + 1];
+        // Counts of 2³² arcs or more wrap, but are then refused.
+        let mut first = vec![0u32; n + 1];
         let mut m = 0usize;
         edges(&mut |e| {
-            first[e.from + 1] += 1;
-            first[e.to + 1] += 1;
+            first[e.from + 1] = first[e.from + 1].wrapping_add(1);
+            first[e.to + 1] = first[e.to + 1].wrapping_add(1);
             m += 1;
         });
         if u32::try_from(2 * m).is_err() {
@@ -160,9 +161,9 @@ impl<A: ArcForm> Residual<A> {
         let mut arcs = vec![A::default(); 2 * m];
         let mut forward = Vec::with_capacity(m);
         edges(&mut |e| {
-            let p = fill[e.from];
+            let p = fill[e.from] as usize;
             fill[e.from] += 1;
-            let q = fill[e.to];
+            let q = fill[e.to] as usize;
             fill[e.to] += 1;
             arcs[p] = A::new(e.to as u32, q as u32, e.capacity - e.flow, e.cost);
             arcs[q] = A::new(e.from as u32, p as u32, e.flow, -e.cost);
@@ -230,6 +231,11 @@ impl<A: ArcForm> Residual<A> {
         self.send(source, sink, required)
     }
 
+    /// Positions of node `v`'s arcs.
+    fn arcs_of(&self, v: usize) -> std::ops::Range<usize> {
+        self.first[v] as usize..self.first[v + 1] as usize
+    }
+
     fn head(&self, arc: usize) -> usize {
         self.arcs[arc].head() as usize
     }
@@ -243,7 +249,7 @@ impl<A: ArcForm> Residual<A> {
     /// Afterwards every node's net flow is what it was before, and no negative cycle remains.
     pub(crate) fn repair(&mut self) -> Result<(), FlowError> {
         for v in 0..self.first.len() - 1 {
-            for p in self.first[v]..self.first[v + 1] {
+            for p in self.arcs_of(v) {
                 let (r, cost) = (self.arcs[p].residual(), self.arcs[p].cost());
                 if r > 0 && cost < 0 {
                     self.push(v, p, r)?;
@@ -300,8 +306,8 @@ impl<A: ArcForm> Residual<A> {
     /// reduced costs ≥ 0 and makes every shortest surplus → deficit path cost zero.
     fn raise_potentials(&mut self) -> Result<bool, FlowError> {
         for &v in &self.reached {
-            self.dist[v] = UNREACHED;
-            self.settled[v] = false;
+            self.dist[v as usize] = UNREACHED;
+            self.settled[v as usize] = false;
         }
         self.reached.clear();
         self.done.clear();
@@ -309,7 +315,7 @@ impl<A: ArcForm> Residual<A> {
         for v in 0..self.excess.len() {
             if self.excess[v] > 0 {
                 self.dist[v] = 0;
-                self.reached.push(v);
+                self.reached.push(v as u32);
                 self.heap.push(Reverse((0, v)));
             }
         }
@@ -319,12 +325,12 @@ impl<A: ArcForm> Residual<A> {
                 continue;
             }
             self.settled[u] = true;
-            self.done.push(u);
+            self.done.push(u as u32);
             if self.excess[u] < 0 {
                 target = Some(d);
                 break;
             }
-            for p in self.first[u]..self.first[u + 1] {
+            for p in self.arcs_of(u) {
                 let v = self.head(p);
                 if self.arcs[p].residual() == 0 || self.settled[v] {
                     continue;
@@ -335,7 +341,7 @@ impl<A: ArcForm> Residual<A> {
                 }
                 if nd < self.dist[v] {
                     if self.dist[v] == UNREACHED {
-                        self.reached.push(v);
+                        self.reached.push(v as u32);
                     }
                     self.dist[v] = nd;
                     self.heap.push(Reverse((nd, v)));
@@ -344,6 +350,7 @@ impl<A: ArcForm> Residual<A> {
         }
         let Some(target) = target else { return Ok(false) };
         for &v in &self.done {
+            let v = v as usize;
             let raised = self.potential[v] + self.dist[v] - target;
             if raised < -LIMIT {
                 return Err(FlowError::Overflow);
@@ -371,7 +378,7 @@ impl<A: ArcForm> Residual<A> {
     /// Nodes at or beyond the level of the nearest deficit are not expanded.
     fn level_graph(&mut self) -> bool {
         for &v in &self.leveled {
-            self.level[v] = NO_LEVEL;
+            self.level[v as usize] = NO_LEVEL;
         }
         self.leveled.clear();
         self.queue.clear();
@@ -379,25 +386,26 @@ impl<A: ArcForm> Residual<A> {
             if self.excess[v] > 0 {
                 self.level[v] = 0;
                 self.next_arc[v] = self.first[v];
-                self.leveled.push(v);
-                self.queue.push_back(v);
+                self.leveled.push(v as u32);
+                self.queue.push_back(v as u32);
             }
         }
         let mut deficit_level = NO_LEVEL;
         while let Some(u) = self.queue.pop_front() {
+            let u = u as usize;
             if self.level[u] >= deficit_level {
                 break;
             }
-            for p in self.first[u]..self.first[u + 1] {
+            for p in self.arcs_of(u) {
                 let v = self.head(p);
                 if self.arcs[p].residual() > 0 && self.level[v] == NO_LEVEL && self.reduced_cost(u, p) == 0 {
                     self.level[v] = self.level[u] + 1;
                     self.next_arc[v] = self.first[v];
-                    self.leveled.push(v);
+                    self.leveled.push(v as u32);
                     if self.excess[v] < 0 {
                         deficit_level = deficit_level.min(self.level[v]);
                     }
-                    self.queue.push_back(v);
+                    self.queue.push_back(v as u32);
                 }
             }
         }
@@ -414,8 +422,8 @@ impl<A: ArcForm> Residual<A> {
             if u != a && self.excess[u] < 0 {
                 break;
             }
-            let end = self.first[u + 1];
-            let mut p = self.next_arc[u];
+            let end = self.first[u + 1] as usize;
+            let mut p = self.next_arc[u] as usize;
             while p < end {
                 let v = self.head(p);
                 if self.arcs[p].residual() > 0
@@ -427,23 +435,23 @@ impl<A: ArcForm> Residual<A> {
                 }
                 p += 1;
             }
-            self.next_arc[u] = p;
+            self.next_arc[u] = p as u32;
             if p < end {
-                self.path.push(p);
+                self.path.push(p as u32);
                 u = self.head(p);
             } else {
                 self.level[u] = NO_LEVEL;
                 let Some(back) = self.path.pop() else { return false };
-                u = self.head(self.arcs[back].mate() as usize);
+                u = self.head(self.arcs[back as usize].mate() as usize);
                 self.next_arc[u] += 1;
             }
         }
         let mut amount = self.excess[a].min(-self.excess[u]);
         for &p in &self.path {
-            amount = amount.min(self.arcs[p].residual());
+            amount = amount.min(self.arcs[p as usize].residual());
         }
         for i in 0..self.path.len() {
-            let p = self.path[i];
+            let p = self.path[i] as usize;
             let mate = self.arcs[p].mate() as usize;
             self.arcs[p].add_residual(-amount);
             self.arcs[mate].add_residual(amount);
