@@ -11,7 +11,7 @@
 
 use super::edge::{Edge, EdgeId};
 use super::{FlowError, MAX_COST};
-use super::residual::Residual;
+use super::residual::{Arc, ArcForm, NarrowArc, Residual};
 
 
 /// What a solve achieved.
@@ -116,14 +116,7 @@ impl Graph {
     /// # Ok::<(), FlowError>(())
     /// ```
     pub fn add_edge(&mut self, from: usize, to: usize, capacity: i64, cost: i64) -> Result<EdgeId, FlowError> {
-        self.check_node(from)?;
-        self.check_node(to)?;
-        if capacity < 0 {
-            return Err(FlowError::NegativeCapacity { capacity });
-        }
-        if !(-MAX_COST..=MAX_COST).contains(&cost) {
-            return Err(FlowError::CostOutOfRange { cost, limit: MAX_COST });
-        }
+        self.check_edge(from, to, capacity, cost)?;
         self.edges.push(Edge { from, to, capacity, cost, flow: 0 });
         Ok(EdgeId::new(self.edges.len() - 1))
     }
@@ -328,6 +321,19 @@ impl Graph {
         result
     }
 
+    /// Whether [`add_edge`](Self::add_edge) accepts the edge.
+    fn check_edge(&self, from: usize, to: usize, capacity: i64, cost: i64) -> Result<(), FlowError> {
+        self.check_node(from)?;
+        self.check_node(to)?;
+        if capacity < 0 {
+            return Err(FlowError::NegativeCapacity { capacity });
+        }
+        if !(-MAX_COST..=MAX_COST).contains(&cost) {
+            return Err(FlowError::CostOutOfRange { cost, limit: MAX_COST });
+        }
+        Ok(())
+    }
+
     fn check_node(&self, node: usize) -> Result<(), FlowError> {
         if node < self.node_count {
             Ok(())
@@ -343,5 +349,77 @@ impl Graph {
             return Err(FlowError::SourceIsSink { node: source });
         }
         Ok(())
+    }
+}
+
+/// A network built straight into the solver's residual form, for networks too large to hold
+/// twice: [`Graph`] keeps an edge list (40 bytes per edge) and builds the residual network from
+/// it for each solve; this holds only the residual network, two arcs per edge, of 16 bytes each
+/// where every capacity and cost fits in an `i32` (24 otherwise).
+///
+/// Solving is [`Graph::min_cost_flow`] on the same edges added in the same order: the same
+/// flow, tie for tie.
+pub(crate) struct Network {
+    node_count: usize,
+    residual: Arcs,
+}
+
+/// The residual network of a [`Network`], in the narrower arc form where it fits.
+enum Arcs {
+    Narrow(Residual<NarrowArc>),
+    Wide(Residual<Arc>),
+}
+
+impl Network {
+    /// The network of `node_count` nodes and the edges `edges` passes to its argument as
+    /// `(from, to, capacity, cost)`, in that order, with no flow. `edges` runs three times (to
+    /// check the edges, to count each node's arcs, then to fill them in) and must pass the same
+    /// edges each time.
+    ///
+    /// Returns an error for an edge [`Graph::add_edge`] would refuse, or
+    /// [`FlowError::Overflow`] for 2³¹ edges or more.
+    pub(crate) fn build(node_count: usize, edges: impl Fn(&mut dyn FnMut(usize, usize, i64, i64))) -> Result<Self, FlowError> {
+        let checked = Graph::new(node_count);
+        let mut refused = None;
+        let mut narrow = true;
+        edges(&mut |from, to, capacity, cost| {
+            if refused.is_none() {
+                refused = checked.check_edge(from, to, capacity, cost).err();
+            }
+            narrow &= NarrowArc::fits(capacity, cost);
+        });
+        if let Some(e) = refused {
+            return Err(e);
+        }
+        let pass = |emit: &mut dyn FnMut(Edge)| edges(&mut |from, to, capacity, cost| emit(Edge { from, to, capacity, cost, flow: 0 }));
+        let residual = if narrow { Arcs::Narrow(Residual::from_fn(node_count, pass)?) } else { Arcs::Wide(Residual::from_fn(node_count, pass)?) };
+        Ok(Self { node_count, residual })
+    }
+
+    /// Sends exactly `required` units from `source` to `sink` at the least total cost, as
+    /// [`Graph::min_cost_flow`] does (same complexity); returns [`FlowError::Infeasible`] if the
+    /// network cannot carry them. Afterwards the searches' scratch space is freed: only
+    /// [`edges`](Self::edges) is left to read.
+    pub(crate) fn min_cost_flow(&mut self, source: usize, sink: usize, required: i64) -> Result<(), FlowError> {
+        Graph::new(self.node_count).check_terminals(source, sink)?;
+        if required < 0 {
+            return Err(FlowError::NegativeRequirement { required });
+        }
+        let sent = match &mut self.residual {
+            Arcs::Narrow(r) => r.min_cost_flow(source, sink, required).inspect(|_| r.shrink_to_edges())?,
+            Arcs::Wide(r) => r.min_cost_flow(source, sink, required).inspect(|_| r.shrink_to_edges())?,
+        };
+        if sent < required {
+            return Err(FlowError::Infeasible { required, max_flow: sent });
+        }
+        Ok(())
+    }
+
+    /// The edges in the order they were passed, with their flows.
+    pub(crate) fn edges(&self) -> Box<dyn Iterator<Item = Edge> + '_> {
+        match &self.residual {
+            Arcs::Narrow(r) => Box::new(r.edges()),
+            Arcs::Wide(r) => Box::new(r.edges()),
+        }
     }
 }

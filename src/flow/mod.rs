@@ -49,6 +49,7 @@ mod sparse;
 pub use edge::{Edge, EdgeId};
 pub use error::FlowError;
 pub use graph::{Graph, Solution};
+pub(crate) use graph::Network;
 pub use matching::{CostMatrix, MAX_TASKS, Matching, assign, reassign};
 pub use sparse::{SparseCosts, assign_sparse};
 

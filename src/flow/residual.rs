@@ -14,14 +14,90 @@ const UNREACHED: i64 = i64::MAX;
 /// Level of a node the blocking-flow search has not reached, or has found to be a dead end.
 const NO_LEVEL: u32 = u32::MAX;
 
-/// One residual arc: 24 bytes, what a search reads of an arc in one place.
+/// How a residual arc is stored: its head, the position of its mate (the arc in the opposite
+/// direction), its residual capacity and its cost. Two forms, [`Arc`] and [`NarrowArc`]; the
+/// searches run the same on either.
+pub(crate) trait ArcForm: Copy + Default {
+    /// Whether an edge of this capacity and cost can be stored in this form (its two arcs'
+    /// residuals stay within `0..=capacity`).
+    fn fits(capacity: i64, cost: i64) -> bool;
+    fn new(head: u32, mate: u32, residual: i64, cost: i64) -> Self;
+    fn head(self) -> u32;
+    fn mate(self) -> u32;
+    fn residual(self) -> i64;
+    fn cost(self) -> i64;
+    /// Adds `amount` (which may be negative) to the residual capacity.
+    fn add_residual(&mut self, amount: i64);
+}
+
+/// One residual arc: 24 bytes, what a search reads of an arc in one place. Any edge fits.
 #[derive(Debug, Clone, Copy, Default)]
-struct Arc {
+pub(crate) struct Arc {
     head: u32,
     /// Position of the arc in the opposite direction.
     mate: u32,
     residual: i64,
     cost: i64,
+}
+
+impl ArcForm for Arc {
+    fn fits(_: i64, _: i64) -> bool {
+        true
+    }
+    fn new(head: u32, mate: u32, residual: i64, cost: i64) -> Self {
+        Self { head, mate, residual, cost }
+    }
+    fn head(self) -> u32 {
+        self.head
+    }
+    fn mate(self) -> u32 {
+        self.mate
+    }
+    fn residual(self) -> i64 {
+        self.residual
+    }
+    fn cost(self) -> i64 {
+        self.cost
+    }
+    fn add_residual(&mut self, amount: i64) {
+        self.residual += amount;
+    }
+}
+
+/// A residual arc in 16 bytes, for edges whose capacity and cost fit in an `i32` (a third less
+/// memory for large networks of small capacities, such as the optimized assignor's standbys).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct NarrowArc {
+    head: u32,
+    mate: u32,
+    residual: i32,
+    cost: i32,
+}
+
+impl ArcForm for NarrowArc {
+    fn fits(capacity: i64, cost: i64) -> bool {
+        i32::try_from(capacity).is_ok() && i32::try_from(cost).is_ok() && cost != i64::from(i32::MIN)
+    }
+    fn new(head: u32, mate: u32, residual: i64, cost: i64) -> Self {
+        // `fits` held for the edge: residual ≤ capacity and ±cost fit.
+        Self { head, mate, residual: residual as i32, cost: cost as i32 }
+    }
+    fn head(self) -> u32 {
+        self.head
+    }
+    fn mate(self) -> u32 {
+        self.mate
+    }
+    fn residual(self) -> i64 {
+        i64::from(self.residual)
+    }
+    fn cost(self) -> i64 {
+        i64::from(self.cost)
+    }
+    fn add_residual(&mut self, amount: i64) {
+        // A residual stays within `0..=capacity`, which fits.
+        self.residual = (i64::from(self.residual) + amount) as i32;
+    }
 }
 
 /// The residual network in compressed adjacency form, with potentials, imbalances and scratch
@@ -31,10 +107,10 @@ struct Arc {
 /// backward arc (`residual = flow`, `−cost`) in its head's list; each list is in edge order.
 /// Nodes and arc positions are `u32`s: a network of 2³² arcs or more is refused
 /// ([`FlowError::Overflow`]).
-pub(crate) struct Residual {
+pub(crate) struct Residual<A: ArcForm = Arc> {
     /// Arcs of node `v` are `first[v]..first[v + 1]`.
-    first: Vec<usize>,
-    arcs: Vec<Arc>,
+    first: Vec<u32>,
+    arcs: Vec<A>,
     /// Edge id → position of its forward arc.
     forward: Vec<u32>,
     potential: Vec<i64>,
@@ -43,43 +119,59 @@ pub(crate) struct Residual {
     // Dijkstra scratch.
     dist: Vec<i64>,
     settled: Vec<bool>,
-    reached: Vec<usize>,
-    done: Vec<usize>,
+    reached: Vec<u32>,
+    done: Vec<u32>,
     heap: BinaryHeap<Reverse<(i64, usize)>>,
     // Blocking-flow scratch.
     level: Vec<u32>,
-    next_arc: Vec<usize>,
-    leveled: Vec<usize>,
-    queue: VecDeque<usize>,
-    path: Vec<usize>,
+    next_arc: Vec<u32>,
+    leveled: Vec<u32>,
+    queue: VecDeque<u32>,
+    path: Vec<u32>,
 }
 
-impl Residual {
+impl<A: ArcForm> Residual<A> {
     pub(crate) fn new(n: usize, edges: &[Edge]) -> Result<Self, FlowError> {
-        let m = edges.len();
-        if u32::try_from(n).is_err() || u32::try_from(2 * m).is_err() {
+        Self::from_fn(n, |emit| edges.iter().for_each(|&e| emit(e)))
+    }
+
+    /// The residual network of the edges `edges` passes to its argument, in that order (with
+    /// their flows), without holding them in a list: `edges` runs twice, once to count each
+    /// node's arcs and once to fill them in, and must pass the same edges both times. The
+    /// edges are taken as valid (nodes below `n`, `0 ≤ flow ≤ capacity`): the caller checks.
+    pub(crate) fn from_fn(n: usize, edges: impl Fn(&mut dyn FnMut(Edge))) -> Result<Self, FlowError> {
+        if u32::try_from(n).is_err() {
             return Err(FlowError::Overflow);
         }
-        let mut first = vec![0usize; n + 1];
-        for e in edges {
-            first[e.from + 1] += 1;
-            first[e.to + 1] += 1;
+        // Counts of 2³² arcs or more wrap, but are then refused.
+        let mut first = vec![0u32; n + 1];
+        let mut m = 0usize;
+        edges(&mut |e| {
+            first[e.from + 1] = first[e.from + 1].wrapping_add(1);
+            first[e.to + 1] = first[e.to + 1].wrapping_add(1);
+            m += 1;
+        });
+        if u32::try_from(2 * m).is_err() {
+            return Err(FlowError::Overflow);
         }
         for v in 0..n {
             first[v + 1] += first[v];
         }
         let mut fill = first.clone();
-        let mut arcs = vec![Arc::default(); 2 * m];
+        let mut arcs = vec![A::default(); 2 * m];
         let mut forward = Vec::with_capacity(m);
-        for e in edges {
-            let p = fill[e.from];
+        edges(&mut |e| {
+            let p = fill[e.from] as usize;
             fill[e.from] += 1;
-            let q = fill[e.to];
+            let q = fill[e.to] as usize;
             fill[e.to] += 1;
-            arcs[p] = Arc { head: e.to as u32, mate: q as u32, residual: e.capacity - e.flow, cost: e.cost };
-            arcs[q] = Arc { head: e.from as u32, mate: p as u32, residual: e.flow, cost: -e.cost };
+            arcs[p] = A::new(e.to as u32, q as u32, e.capacity - e.flow, e.cost);
+            arcs[q] = A::new(e.from as u32, p as u32, e.flow, -e.cost);
             forward.push(p as u32);
-        }
+        });
+        // A second pass that passed other edges than the first would leave this unequal.
+        assert_eq!(forward.len(), m, "Residual::from_fn: the two passes gave different edges");
+        drop(fill);
         Ok(Self {
             first,
             arcs,
@@ -104,23 +196,52 @@ impl Residual {
     pub(crate) fn into_edges(mut self) -> Vec<Edge> {
         let (arcs, forward) = (std::mem::take(&mut self.arcs), std::mem::take(&mut self.forward));
         drop(self);
-        forward
-            .iter()
-            .map(|&p| {
-                let arc = arcs[p as usize];
-                let back = arcs[arc.mate as usize];
-                let (from, to) = (back.head as usize, arc.head as usize);
-                Edge { from, to, capacity: arc.residual + back.residual, cost: arc.cost, flow: back.residual }
-            })
-            .collect()
+        forward.iter().map(|&p| edge_of(&arcs, p)).collect()
+    }
+
+    /// The edges the network was built from, in their order, with its flows (as
+    /// [`into_edges`](Self::into_edges), without collecting them).
+    pub(crate) fn edges(&self) -> impl ExactSizeIterator<Item = Edge> + '_ {
+        self.forward.iter().map(|&p| edge_of(&self.arcs, p))
+    }
+
+    /// Frees the searches' scratch space (and the potentials and imbalances), keeping what
+    /// [`edges`](Self::edges) reads.
+    pub(crate) fn shrink_to_edges(&mut self) {
+        self.first = Vec::new();
+        self.potential = Vec::new();
+        self.excess = Vec::new();
+        self.dist = Vec::new();
+        self.settled = Vec::new();
+        self.reached = Vec::new();
+        self.done = Vec::new();
+        self.heap = BinaryHeap::new();
+        self.level = Vec::new();
+        self.next_arc = Vec::new();
+        self.leveled = Vec::new();
+        self.queue = VecDeque::new();
+        self.path = Vec::new();
+    }
+
+    /// Sends exactly `required` units from `source` to `sink` at least cost, from the flow the
+    /// network was built with (as [`Graph::min_cost_flow`](super::Graph::min_cost_flow) does
+    /// from zero flow); returns the units sent, `required` or the most the network carries.
+    pub(crate) fn min_cost_flow(&mut self, source: usize, sink: usize, required: i64) -> Result<i64, FlowError> {
+        self.repair()?;
+        self.send(source, sink, required)
+    }
+
+    /// Positions of node `v`'s arcs.
+    fn arcs_of(&self, v: usize) -> std::ops::Range<usize> {
+        self.first[v] as usize..self.first[v + 1] as usize
     }
 
     fn head(&self, arc: usize) -> usize {
-        self.arcs[arc].head as usize
+        self.arcs[arc].head() as usize
     }
 
     fn reduced_cost(&self, tail: usize, arc: usize) -> i64 {
-        self.arcs[arc].cost + self.potential[tail] - self.potential[self.head(arc)]
+        self.arcs[arc].cost() + self.potential[tail] - self.potential[self.head(arc)]
     }
 
     /// Saturates every negative-cost residual arc (potentials are all zero here, so afterwards
@@ -128,8 +249,8 @@ impl Residual {
     /// Afterwards every node's net flow is what it was before, and no negative cycle remains.
     pub(crate) fn repair(&mut self) -> Result<(), FlowError> {
         for v in 0..self.first.len() - 1 {
-            for p in self.first[v]..self.first[v + 1] {
-                let Arc { residual: r, cost, .. } = self.arcs[p];
+            for p in self.arcs_of(v) {
+                let (r, cost) = (self.arcs[p].residual(), self.arcs[p].cost());
                 if r > 0 && cost < 0 {
                     self.push(v, p, r)?;
                 }
@@ -157,9 +278,9 @@ impl Residual {
     }
 
     fn push(&mut self, tail: usize, arc: usize, amount: i64) -> Result<(), FlowError> {
-        let mate = self.arcs[arc].mate as usize;
-        self.arcs[arc].residual -= amount;
-        self.arcs[mate].residual += amount;
+        let mate = self.arcs[arc].mate() as usize;
+        self.arcs[arc].add_residual(-amount);
+        self.arcs[mate].add_residual(amount);
         let head = self.head(arc);
         self.excess[tail] = self.excess[tail].checked_sub(amount).ok_or(FlowError::Overflow)?;
         self.excess[head] = self.excess[head].checked_add(amount).ok_or(FlowError::Overflow)?;
@@ -185,8 +306,8 @@ impl Residual {
     /// reduced costs ≥ 0 and makes every shortest surplus → deficit path cost zero.
     fn raise_potentials(&mut self) -> Result<bool, FlowError> {
         for &v in &self.reached {
-            self.dist[v] = UNREACHED;
-            self.settled[v] = false;
+            self.dist[v as usize] = UNREACHED;
+            self.settled[v as usize] = false;
         }
         self.reached.clear();
         self.done.clear();
@@ -194,7 +315,7 @@ impl Residual {
         for v in 0..self.excess.len() {
             if self.excess[v] > 0 {
                 self.dist[v] = 0;
-                self.reached.push(v);
+                self.reached.push(v as u32);
                 self.heap.push(Reverse((0, v)));
             }
         }
@@ -204,14 +325,14 @@ impl Residual {
                 continue;
             }
             self.settled[u] = true;
-            self.done.push(u);
+            self.done.push(u as u32);
             if self.excess[u] < 0 {
                 target = Some(d);
                 break;
             }
-            for p in self.first[u]..self.first[u + 1] {
+            for p in self.arcs_of(u) {
                 let v = self.head(p);
-                if self.arcs[p].residual == 0 || self.settled[v] {
+                if self.arcs[p].residual() == 0 || self.settled[v] {
                     continue;
                 }
                 let nd = d + self.reduced_cost(u, p);
@@ -220,7 +341,7 @@ impl Residual {
                 }
                 if nd < self.dist[v] {
                     if self.dist[v] == UNREACHED {
-                        self.reached.push(v);
+                        self.reached.push(v as u32);
                     }
                     self.dist[v] = nd;
                     self.heap.push(Reverse((nd, v)));
@@ -229,6 +350,7 @@ impl Residual {
         }
         let Some(target) = target else { return Ok(false) };
         for &v in &self.done {
+            let v = v as usize;
             let raised = self.potential[v] + self.dist[v] - target;
             if raised < -LIMIT {
                 return Err(FlowError::Overflow);
@@ -256,7 +378,7 @@ impl Residual {
     /// Nodes at or beyond the level of the nearest deficit are not expanded.
     fn level_graph(&mut self) -> bool {
         for &v in &self.leveled {
-            self.level[v] = NO_LEVEL;
+            self.level[v as usize] = NO_LEVEL;
         }
         self.leveled.clear();
         self.queue.clear();
@@ -264,25 +386,26 @@ impl Residual {
             if self.excess[v] > 0 {
                 self.level[v] = 0;
                 self.next_arc[v] = self.first[v];
-                self.leveled.push(v);
-                self.queue.push_back(v);
+                self.leveled.push(v as u32);
+                self.queue.push_back(v as u32);
             }
         }
         let mut deficit_level = NO_LEVEL;
         while let Some(u) = self.queue.pop_front() {
+            let u = u as usize;
             if self.level[u] >= deficit_level {
                 break;
             }
-            for p in self.first[u]..self.first[u + 1] {
+            for p in self.arcs_of(u) {
                 let v = self.head(p);
-                if self.arcs[p].residual > 0 && self.level[v] == NO_LEVEL && self.reduced_cost(u, p) == 0 {
+                if self.arcs[p].residual() > 0 && self.level[v] == NO_LEVEL && self.reduced_cost(u, p) == 0 {
                     self.level[v] = self.level[u] + 1;
                     self.next_arc[v] = self.first[v];
-                    self.leveled.push(v);
+                    self.leveled.push(v as u32);
                     if self.excess[v] < 0 {
                         deficit_level = deficit_level.min(self.level[v]);
                     }
-                    self.queue.push_back(v);
+                    self.queue.push_back(v as u32);
                 }
             }
         }
@@ -299,11 +422,11 @@ impl Residual {
             if u != a && self.excess[u] < 0 {
                 break;
             }
-            let end = self.first[u + 1];
-            let mut p = self.next_arc[u];
+            let end = self.first[u + 1] as usize;
+            let mut p = self.next_arc[u] as usize;
             while p < end {
                 let v = self.head(p);
-                if self.arcs[p].residual > 0
+                if self.arcs[p].residual() > 0
                     && self.level[v] != NO_LEVEL
                     && self.level[v] == self.level[u] + 1
                     && self.reduced_cost(u, p) == 0
@@ -312,29 +435,37 @@ impl Residual {
                 }
                 p += 1;
             }
-            self.next_arc[u] = p;
+            self.next_arc[u] = p as u32;
             if p < end {
-                self.path.push(p);
+                self.path.push(p as u32);
                 u = self.head(p);
             } else {
                 self.level[u] = NO_LEVEL;
                 let Some(back) = self.path.pop() else { return false };
-                u = self.head(self.arcs[back].mate as usize);
+                u = self.head(self.arcs[back as usize].mate() as usize);
                 self.next_arc[u] += 1;
             }
         }
         let mut amount = self.excess[a].min(-self.excess[u]);
         for &p in &self.path {
-            amount = amount.min(self.arcs[p].residual);
+            amount = amount.min(self.arcs[p as usize].residual());
         }
         for i in 0..self.path.len() {
-            let p = self.path[i];
-            let mate = self.arcs[p].mate as usize;
-            self.arcs[p].residual -= amount;
-            self.arcs[mate].residual += amount;
+            let p = self.path[i] as usize;
+            let mate = self.arcs[p].mate() as usize;
+            self.arcs[p].add_residual(-amount);
+            self.arcs[mate].add_residual(amount);
         }
         self.excess[a] -= amount;
         self.excess[u] += amount;
         true
     }
+}
+
+/// The edge whose forward arc is `arcs[p]`, with its flow: its ends, capacity and cost are in
+/// its two arcs.
+fn edge_of<A: ArcForm>(arcs: &[A], p: u32) -> Edge {
+    let arc = arcs[p as usize];
+    let back = arcs[arc.mate() as usize];
+    Edge { from: back.head() as usize, to: arc.head() as usize, capacity: arc.residual() + back.residual(), cost: arc.cost(), flow: back.residual() }
 }

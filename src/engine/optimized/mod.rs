@@ -226,6 +226,8 @@ impl TaskAssignor for OptimizedTaskAssignor {
             }
             placement.assign_active(holder, t);
         }
+        // Neither is read after this step; freed, the standby step's network has their room.
+        drop((owners, target));
 
         // 4. Standbys.
         let wanted = usize::try_from(configs.num_standby_replicas.max(0)).unwrap_or(0).min(n - 1);

@@ -9,7 +9,7 @@ use super::quotas::{imbalance, sticky_quotas};
 use crate::engine::assignor::AssignError;
 use crate::engine::model::{Client, Model, Placement, Task};
 use crate::engine::task_lag::TaskLag;
-use crate::flow::Graph;
+use crate::flow::{Graph, Network};
 
 /// Gives each stateful task `wanted` standbys: a min-cost flow that keeps the copies with the
 /// smallest lags, then prefers pending targets, then any client, within per-client quotas (with
@@ -75,56 +75,65 @@ pub(super) fn place_standbys(
         holder_list[holder_starts[t]..holder_starts[t + 1]].sort_unstable_by_key(|&(c, _)| c);
     }
     let holders = |t: Task| &holder_list[holder_starts[t as usize]..holder_starts[t as usize + 1]];
+    // From here on, per stateful task (by position) rather than for all tasks.
+    let actives: Vec<Option<Client>> = tasks.iter().map(|&t| active_on[t as usize]).collect();
+    drop(active_on);
     let mut claims: Vec<usize> = targets.to_vec();
     holder_list.iter().for_each(|&(c, _)| claims[c] += 1);
     // A client holds at most one copy of each task.
     let quotas = sticky_quotas(tasks.len() * wanted, caps, targets, &claims, tasks.len(), imbalance(model));
-    let mut target_of = vec![None; model.tasks.len()];
-    for &(t, d) in pending {
-        target_of[t as usize] = Some(d);
-    }
+    let target_of = pending_targets(model, pending);
     let (source, sink) = (0, 1);
     let task_node = |k: usize| 2 + k;
     let client_node = |c: Client| 2 + tasks.len() + c;
     let pool = 2 + tasks.len() + n;
-    let mut graph = Graph::new(3 + tasks.len() + n);
-    let internal = |_| AssignError::Internal("optimized assignor: standby graph");
-    for (k, &t) in tasks.iter().enumerate() {
-        graph.add_edge(source, task_node(k), wanted as i64, 0).map_err(internal)?;
-        let pending_target = target_of[t as usize].filter(|&d| active_on[t as usize] != Some(d) && !holders(t).iter().any(|&(c, _)| c == d));
-        // A caught-up copy costs 0, any other copy and the pending target 1.
-        for (c, caught_up) in holders(t).iter().copied().chain(pending_target.map(|d| (d, false))) {
-            graph.add_edge(task_node(k), client_node(c), 1, i64::from(!caught_up)).map_err(internal)?;
+    // The network is built straight into the solver's form (`Network`), edge by edge from
+    // these lists, so that no edge list is held beside it.
+    let edges = |add: &mut dyn FnMut(usize, usize, i64, i64)| {
+        for (k, &t) in tasks.iter().enumerate() {
+            add(source, task_node(k), wanted as i64, 0);
+            let pending_target = target_of[t as usize].filter(|&d| actives[k] != Some(d) && !holders(t).iter().any(|&(c, _)| c == d));
+            // A caught-up copy costs 0, any other copy and the pending target 1.
+            for (c, caught_up) in holders(t).iter().copied().chain(pending_target.map(|d| (d, false))) {
+                add(task_node(k), client_node(c), 1, i64::from(!caught_up));
+            }
+            add(task_node(k), pool, wanted as i64, 2);
         }
-        graph.add_edge(task_node(k), pool, wanted as i64, 2).map_err(internal)?;
-    }
-    for c in 0..n {
-        graph.add_edge(pool, client_node(c), tasks.len() as i64, 0).map_err(internal)?;
-        let quota = quotas[c].saturating_sub(targets[c]);
-        graph.add_edge(client_node(c), sink, quota as i64, 0).map_err(internal)?;
-        graph.add_edge(client_node(c), sink, tasks.len() as i64, 1_000_000).map_err(internal)?;
-    }
-    graph.min_cost_flow(source, sink, (tasks.len() * wanted) as i64).map_err(internal)?;
-    drop(holder_list);
+        for c in 0..n {
+            add(pool, client_node(c), tasks.len() as i64, 0);
+            let quota = quotas[c].saturating_sub(targets[c]);
+            add(client_node(c), sink, quota as i64, 0);
+            add(client_node(c), sink, tasks.len() as i64, 1_000_000);
+        }
+    };
+    let internal = |_| AssignError::Internal("optimized assignor: standby graph");
+    let mut network = Network::build(3 + tasks.len() + n, edges).map_err(internal)?;
+    drop((holder_list, holder_starts, target_of));
+    network.min_cost_flow(source, sink, (tasks.len() * wanted) as i64).map_err(internal)?;
     // The copies each task keeps or gets from its own edges (task → client, in edge order),
     // then the units of the shared node: task → shared node per task, shared node → client per
-    // client.
-    let mut chosen: Vec<Vec<Client>> = vec![Vec::new(); tasks.len()];
+    // client. The copies are read as (task, client) pairs first, and listed per task once the
+    // network is freed.
+    let mut kept: Vec<(u32, u32)> = Vec::new();
     let mut units: Vec<i64> = Vec::with_capacity(n);
     let mut wants: Vec<i64> = Vec::with_capacity(tasks.len());
     let is_task = |v: usize| (task_node(0)..client_node(0)).contains(&v);
-    for e in graph.edges() {
+    for e in network.edges() {
         if is_task(e.from) && e.to == pool {
             wants.push(e.flow);
         } else if is_task(e.from) && e.to >= client_node(0) && e.flow > 0 {
-            chosen[e.from - task_node(0)].push(e.to - client_node(0));
+            kept.push(((e.from - task_node(0)) as u32, (e.to - client_node(0)) as u32));
         } else if e.from == pool {
             units.push(e.flow);
         }
     }
-    drop(graph);
-    let actives: Vec<Option<Client>> = tasks.iter().map(|&t| active_on[t as usize]).collect();
+    drop(network);
+    let mut chosen: Vec<Vec<Client>> = vec![Vec::new(); tasks.len()];
+    for (k, c) in kept {
+        chosen[k as usize].push(c as Client);
+    }
     if !deal_shared(units, &wants, &actives, &mut chosen) {
+        let target_of = pending_targets(model, pending);
         return place_standbys_full(model, placement, &quotas, targets, &target_of, wanted).map(|()| false);
     }
     for (k, &t) in tasks.iter().enumerate() {
@@ -133,6 +142,15 @@ pub(super) fn place_standbys(
         }
     }
     Ok(true)
+}
+
+/// The target client of each task with a pending move (by task index), `None` for the others.
+fn pending_targets(model: &Model<'_>, pending: &[(Task, Client)]) -> Vec<Option<Client>> {
+    let mut target_of = vec![None; model.tasks.len()];
+    for &(t, d) in pending {
+        target_of[t as usize] = Some(d);
+    }
+    target_of
 }
 
 /// Deals the shared node's units (`units[c]` of client `c`) to the tasks (`wants[k]` to task

@@ -57,6 +57,8 @@ pub(super) fn stateful_target(
     } else {
         flow::assign_sparse(&costs, quotas)
     };
+    // The costs are not read again; the trades below use `split`.
+    drop(costs);
     let mut target = solved.map_err(|_| AssignError::Internal("optimized assignor: no target"))?.clients;
     // Then each sub-topology spread over the clients, before the restore time.
     let mut mix = Mix::new(model, tasks, caps);
@@ -75,10 +77,10 @@ pub(super) fn target_costs(
     let n = model.num_clients();
     let tasks = &model.stateful_tasks;
     let acceptable = model.input.configs.acceptable_recovery_lag;
-    // Per task: whether its owner is caught up, and the client with the smallest lag.
+    // Per task: whether its owner is caught up. (The client with the smallest lag is looked up
+    // where it is needed, for the few tasks that have no caught-up client: a table of it for
+    // every task would take 16 bytes a task.)
     let owner_caught_up: Vec<bool> = tasks.iter().map(|&t| owners[t as usize].is_some_and(|o| lags.is_caught_up(o, t))).collect();
-    let most_caught_up: Vec<(i64, Client)> =
-        tasks.iter().map(|&t| lag_candidates(model, lags, t, None).min().unwrap_or((i64::MAX, 0))).collect();
     // The costs below take `lag`, client `c`'s lag on the task (`Model::lag`), and whether `c`
     // is the task's owner, so that a client that did not report the task is costed once.
     // Placing a task on a client that is not caught up costs a second movement when it must
@@ -90,7 +92,7 @@ pub(super) fn target_costs(
         } else if lags.caught_up_count(t) > 0 {
             true
         } else {
-            let (best, at) = most_caught_up[k];
+            let (best, at) = lag_candidates(model, lags, t, None).min().unwrap_or((i64::MAX, 0));
             best < effective(lag) && Some(at) != owners[t as usize]
         }
     };
