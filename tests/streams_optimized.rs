@@ -232,3 +232,27 @@ fn a_running_task_whose_offsets_nobody_reported_yet_waits_for_a_warm_up_beside_a
     assert_eq!(target.members["b"].task_counts(), (0, 0, 1), "{target:?}");
     assert_eq!(target.members["probe"].task_counts(), (0, 0, 0));
 }
+
+#[test]
+fn state_left_on_disk_is_not_caught_up_while_nobody_reports_the_end() {
+    // p1 runs both tasks (a running task is never reported); p2 still has old state of both on
+    // disk and reports its offsets, 1,300,000, but no end offset, as it restores neither. The
+    // running copies may be far ahead, so p2 warms one up before it runs it.
+    use kstreams_assignor::engine::streams::PROBE_TAG;
+    let topology = StreamsTopology::new([StreamsSubtopology::new("0", 2, true)]);
+    let a = StreamsMemberSpec::new("a", "p1").with_active_task("0", 0, 1).with_active_task("0", 1, 1);
+    let b = StreamsMemberSpec::new("b", "p2").with_task_offset("0", 0, 1_300_000).with_task_offset("0", 1, 1_200_000);
+    let probe = StreamsMemberSpec::new("probe", "prober").with_client_tag(PROBE_TAG, "0");
+    let configs = StreamsAssignmentConfigs::default().with_acceptable_recovery_lag(10_000);
+    let spec = StreamsGroupSpec::new([a.clone(), b.clone(), probe.clone()]).with_configs(configs.clone());
+    let target = assign_optimized(&spec, &topology, &mut StreamsMemory::new(), NOW).unwrap();
+    assert_eq!(target.members["a"].task_counts().0, 2, "{target:?}");
+    // The warm-up goes to the copy furthest ahead.
+    assert_eq!(target.members["b"].warmup_tasks, BTreeMap::from([("0".to_owned(), BTreeSet::from([0]))]), "{target:?}");
+    // Once p2 restores it, it reports the end, and the caught-up copy takes the task.
+    let b = b.with_warmup_task("0", 0).with_task_offset("0", 0, 1_395_000).with_task_end_offset("0", 0, 1_400_000);
+    let spec = StreamsGroupSpec::new([a, b, probe]).with_configs(configs);
+    let target = assign_optimized(&spec, &topology, &mut StreamsMemory::new(), NOW + 60_000).unwrap();
+    assert_eq!(target.members["a"].task_counts().0, 1, "{target:?}");
+    assert_eq!(target.members["b"].active_tasks.get("0").map(|p| p.iter().copied().collect::<Vec<_>>()), Some(vec![0]), "{target:?}");
+}

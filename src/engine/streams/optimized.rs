@@ -85,7 +85,9 @@ impl StreamsMemory {
 ///
 /// A task's lag on a process is its end-offset sum (the highest of what members reported as end
 /// offsets or offsets) less the process's highest reported offset; a task a member of the
-/// process runs as active counts as running (caught up). Process ids that are UUIDs keep their
+/// process runs as active counts as running (caught up). Members never report a running active
+/// task, so a task that runs somewhere and that no member restores (no end offset reported) is of
+/// unknown size: other processes' offsets for it (state left on disk) count as not caught up. Process ids that are UUIDs keep their
 /// order; others are mapped to one stable id each.
 ///
 /// # Returns
@@ -428,6 +430,8 @@ impl Group {
         engine_configs.validate().map_err(|e| StreamsAssignError::Engine(crate::engine::AssignError::Input(e.into())))?;
         let stateful = |s: u32| shape.get(s as usize).is_some_and(|&(_, stateful)| stateful);
         let mut end_offsets: BTreeMap<TaskId, i64> = BTreeMap::new();
+        // The tasks some member reported an end offset for (it restores them, so it knows).
+        let mut ends_reported: BTreeSet<TaskId> = BTreeSet::new();
         let mut running: BTreeSet<TaskId> = BTreeSet::new();
         let mut clients = Vec::with_capacity(self.processes.len());
         for process in &self.processes {
@@ -451,6 +455,7 @@ impl Group {
                     for (&p, &offset) in parts {
                         // An end offset the member does not know yet (Long.MAX_VALUE) is no end.
                         if let (Some(t), true) = (stateful_task(index, shape, sub, p), offset != UNKNOWN_END_OFFSET_SUM) {
+                            ends_reported.insert(t.clone());
                             raise(&mut end_offsets, t, offset.max(0));
                         }
                     }
@@ -483,11 +488,18 @@ impl Group {
             for p in 0..partitions {
                 let t = TaskId::new(s as i32, p);
                 if is_stateful {
-                    // No member has reported an offset of a running task yet (members report
-                    // them every `streams.task.offset.interval.ms`): its state is of unknown size,
-                    // so a process without it is not caught up. With no owner, nobody has it.
-                    let unknown = if running.contains(&t) { configs.acceptable_recovery_lag.max(0).saturating_add(1) } else { 0 };
-                    let end = end_offsets.get(&t).copied().unwrap_or(unknown);
+                    // A running active task is never reported (its members leave it out of their
+                    // task offsets), so while no member restores it (standby, warm-up or restoring
+                    // active, which report its end offset) its state is of unknown size: the
+                    // offsets others report (state left on disk) may lag it by any amount, so no
+                    // process without it counts as caught up; they rank by what they have. With
+                    // no owner, nobody is ahead of the highest report.
+                    let highest = end_offsets.get(&t).copied().unwrap_or(0);
+                    let end = if running.contains(&t) && !ends_reported.contains(&t) {
+                        highest.saturating_add(configs.acceptable_recovery_lag.max(0)).saturating_add(1)
+                    } else {
+                        highest
+                    };
                     stateful_tasks.push((t, end));
                 } else {
                     stateless_tasks.push(t);
