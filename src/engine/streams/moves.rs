@@ -8,13 +8,18 @@
 //!    spread), the per-process counts of stateful and stateless tasks that need the fewest moves
 //!    (`counts.rs`), and reaches them giving moved tasks back to their previous owners first.
 //! 2. [`cancel_swaps`] undoes swaps. Process P held t and gains u (from Q, or u had no owner or
-//!    one that left), both stateful or both stateless, while t goes to R: t stays on P and u
-//!    goes to R instead (no move at all where R is Q). Every process keeps its counts of active
-//!    and of stateful active tasks, so the balance and the stateful spread stay, and each undone
-//!    pair saves at least one move. Once no pair is left, no process gains a stateful (stateless)
-//!    task and loses one of its own: the moves are the least the per-process counts of stateful
-//!    and stateless tasks need. Pairs of one sub-topology go first (they keep the sub-topology
-//!    spread too), then those whose new owner restores least.
+//!    one that left), while t goes to R: t stays on P and u goes to R instead (no move at all
+//!    where R is Q). Every process keeps its count of active tasks, so the balance stays, and
+//!    each undone pair saves at least one move. Where t and u are both stateful or both
+//!    stateless, the counts of stateful tasks stay too; where one is stateful and the other not,
+//!    a stateful task changes process, and the pair is undone only where both processes stay
+//!    within the stateful loads per member the assignment has (its stateful spread stays). Once
+//!    no pair is left, no process gains a stateful (stateless) task and loses one of its own:
+//!    the moves are the least the per-process counts of stateful and stateless tasks need.
+//!    Pairs of one kind go first, then those of one sub-topology (they keep the sub-topology
+//!    spread too), then those whose new owner restores least. A pair of two kinds is what the
+//!    first pass cannot reach when every process is at its cap and each of the two moves alone
+//!    would cross it.
 
 use std::collections::BTreeMap;
 
@@ -26,7 +31,7 @@ use crate::wire::{LATEST_OFFSET, TaskId};
 type Move = ((bool, i64, i64), TaskId, usize, usize);
 
 /// A pair to undo: its rank, P, R, t and u.
-type Pair = ((bool, bool, i64, i64), usize, usize, TaskId, TaskId);
+type Pair = ((bool, bool, bool, i64, i64), usize, usize, TaskId, TaskId);
 
 /// Undoes the swaps of `assignment` (see the module), against the previous owners `input`
 /// names. With `caught_up_only`, u only goes to an R caught up on it (within
@@ -39,11 +44,19 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
     let known = Known::new(assignment, input);
     let (previous, lag) = (&known.previous, |i: usize, t: &TaskId| known.lag(i, t));
     let acceptable = input.configs.acceptable_recovery_lag;
+    let stateful = |t: &TaskId| !input.stateless_tasks.contains(t);
+    let caps: BTreeMap<_, u64> = input.clients.iter().map(|c| (c.process_id, u64::from(c.capacity.max(1)))).collect();
+    let caps: Vec<u64> = assignment.clients.iter().map(|c| caps.get(&c.process_id).copied().unwrap_or(1)).collect();
+    let held = |a: &Assignment| -> Vec<u64> { a.clients.iter().map(|c| c.active_tasks.iter().filter(|t| stateful(t)).count() as u64).collect() };
+    // A pair of a stateful and a stateless task moves a stateful task between P and R: allowed
+    // where both stay within the stateful loads per member the assignment has now.
+    let window = StatefulWindow::of(&held(assignment), &caps);
     loop {
         let owner: BTreeMap<&TaskId, usize> =
             assignment.clients.iter().enumerate().flat_map(|(i, c)| c.active_tasks.iter().map(move |t| (t, i))).collect();
-        // The best pair: (u's new owner R is its previous one, t and u of one sub-topology, R's
-        // lag on u, the change in lag restored), then the first.
+        let held = held(assignment);
+        // The best pair: (u's new owner R is its previous one, t and u of one kind, of one
+        // sub-topology, R's lag on u, the change in lag restored), then the first.
         let mut best: Option<Pair> = None;
         let previous = &previous;
         for (p, client) in assignment.clients.iter().enumerate() {
@@ -53,15 +66,22 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
             }
             for (t, _) in previous.iter().filter(|&(_, &q)| q == p) {
                 let Some(&r) = owner.get(t).filter(|&&r| r != p) else { continue };
-                let stateless = input.stateless_tasks.contains(t);
-                for &u in gained.iter().filter(|u| input.stateless_tasks.contains(*u) == stateless) {
+                for &u in &gained {
+                    let mixed = stateful(t) != stateful(u);
+                    if mixed {
+                        // The stateful one of t and u changes process: P gains it back or R takes it.
+                        let (to, from) = if stateful(t) { (p, r) } else { (r, p) };
+                        if !window.admits(held[to] + 1, caps[to]) || !window.admits(held[from] - 1, caps[from]) {
+                            continue;
+                        }
+                    }
                     let other = u.subtopology != t.subtopology || u.topology != t.topology;
                     let lag_r = lag(r, u);
                     let stays = previous.get(u) == Some(&r);
                     if caught_up_only && !stays && lag_r > acceptable {
                         continue;
                     }
-                    let key = (!stays, other, lag_r, lag_r - lag(p, u) - lag(r, t));
+                    let key = (!stays, mixed, other, lag_r, lag_r - lag(p, u) - lag(r, t));
                     if best.as_ref().is_none_or(|b| key < b.0) {
                         best = Some((key, p, r, t.clone(), u.clone()));
                     }
@@ -71,6 +91,39 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
         let Some((_, p, r, t, u)) = best else { return };
         exchange(assignment, p, r, &t, &u);
     }
+}
+
+/// The lowest and highest stateful active tasks per member over the processes, as fractions.
+#[derive(Debug, Clone, Copy)]
+struct StatefulWindow {
+    lo: (u64, u64),
+    hi: (u64, u64),
+}
+
+impl StatefulWindow {
+    /// The window of `held` stateful tasks on processes of `caps` members.
+    fn of(held: &[u64], caps: &[u64]) -> Self {
+        let mut window = Self { lo: (0, 1), hi: (0, 1) };
+        for (i, (&h, &c)) in held.iter().zip(caps).enumerate() {
+            if i == 0 || below((h, c), window.lo) {
+                window.lo = (h, c);
+            }
+            if i == 0 || below(window.hi, (h, c)) {
+                window.hi = (h, c);
+            }
+        }
+        window
+    }
+
+    /// Whether `held` stateful tasks on a process of `cap` members stay within the window.
+    fn admits(&self, held: u64, cap: u64) -> bool {
+        !below((held, cap), self.lo) && !below(self.hi, (held, cap))
+    }
+}
+
+/// Whether load a.0 / a.1 is below b.0 / b.1 (compared without dividing).
+fn below(a: (u64, u64), b: (u64, u64)) -> bool {
+    u128::from(a.0) * u128::from(b.1) < u128::from(b.0) * u128::from(a.1)
 }
 
 /// Gives back to their previous owners the tasks the target moves where the balance lets it.
