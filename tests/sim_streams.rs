@@ -158,3 +158,22 @@ fn with_a_prober_optimized_moves_stateful_tasks_only_to_caught_up_copies_and_end
     assert_eq!(run.report.total_restoring_lag, 0, "{}", run.table());
     assert!(run.probes > 0);
 }
+
+#[test]
+fn on_its_own_inputs_optimized_moves_more_than_sticky_only_for_a_narrower_stateful_spread() {
+    // Each target of an `optimized` run (no prober) is also given to `sticky` on the same group
+    // spec: where it moves more active tasks, `sticky`'s answer leaves a wider spread of
+    // stateful tasks per member. A `sticky` run asks nothing.
+    let mut same = sim::StickyOnSameInputs::default();
+    for scenario in suite() {
+        let run = sim::run_streams(StreamsAssignor::Optimized, &scenario, &SimConfig::default(), &StreamsConfig::default()).unwrap();
+        let s = run.sticky_on_same_inputs.expect("an optimized run compares");
+        // The start's target and one per group epoch after it.
+        assert_eq!(s.targets as i32, run.group_epochs, "{}", scenario.name);
+        assert_eq!(s.more_moves, s.more_moves_narrower, "{}: {s:?}", scenario.name);
+        same.merge(&s);
+        let sticky = sim::run_streams(StreamsAssignor::Sticky, &scenario, &SimConfig::default(), &StreamsConfig::default()).unwrap();
+        assert!(sticky.sticky_on_same_inputs.is_none());
+    }
+    assert!(same.more_moves > 0 && same.sticky_moves > 0, "the suite exercises the comparison: {same:?}");
+}

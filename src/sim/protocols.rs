@@ -60,6 +60,10 @@ pub struct ProtocolRun {
     pub warmups_waiting: Option<usize>,
     /// Target assignments a prober asked for (classic: probing rebalances).
     pub rounds_probed: usize,
+    /// Streams `optimized` only: Kafka's `sticky` asked on each target's inputs
+    /// ([`StreamsReport::sticky_on_same_inputs`](super::StreamsReport::sticky_on_same_inputs)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sticky_on_same_inputs: Option<super::StickyOnSameInputs>,
 }
 
 impl ProtocolRun {
@@ -77,6 +81,7 @@ impl ProtocolRun {
             unowned_task_ms: None,
             warmups_waiting: None,
             rounds_probed: r.probing_rebalances,
+            sticky_on_same_inputs: None,
         }
     }
 }
@@ -144,6 +149,7 @@ pub fn compare_protocols(scenarios: &[Scenario], config: &SimConfig, streams: &S
             p.restored_ms = r.restored_ms;
             p.unowned_task_ms = Some(r.unowned_task_ms);
             p.warmups_waiting = Some(r.warmups_waiting);
+            p.sticky_on_same_inputs = r.sticky_on_same_inputs;
             runs.push(p);
         }
         rows.push(ProtocolRow { scenario: scenario.name.clone(), runs });
@@ -275,6 +281,26 @@ impl ProtocolComparison {
             waiting(3),
             waiting(4),
         );
+        for i in [3, 4] {
+            let mut same = super::StickyOnSameInputs::default();
+            for row in &self.rows {
+                if let Some(s) = &row.runs[i].sticky_on_same_inputs {
+                    same.merge(s);
+                }
+            }
+            let _ = writeln!(
+                out,
+                "{} on the same inputs (each target's group spec also given to S-sticky): {} target(s), {} active task(s) moved where S-sticky would move {}; more than S-sticky at {} target(s): {} with a narrower stateful spread, {} restoring fewer records, {} neither.",
+                PROTOCOL_RUNS[i],
+                same.targets,
+                same.moves,
+                same.sticky_moves,
+                same.more_moves,
+                same.more_moves_narrower,
+                same.more_moves_less_restored,
+                same.more_moves_unexplained(),
+            );
+        }
         out
     }
 }

@@ -22,9 +22,13 @@
 //! | --- | --- |
 //! | `group.rs` | the coordinator's members, epochs, target and reconciliation |
 //! | `run.rs` | the driver: events, group epochs, heartbeats, the world's restores |
+//! | `same_inputs.rs` | `sticky` asked on each target's inputs of an `optimized` run |
 
 mod group;
 mod run;
+mod same_inputs;
+
+pub use same_inputs::StickyOnSameInputs;
 
 use serde::Serialize;
 
@@ -171,6 +175,10 @@ pub struct StreamsReport {
     /// The most active tasks owned by two members at once at any heartbeat (the revocation rule
     /// keeps it at 0).
     pub most_doubly_owned: usize,
+    /// For an `optimized` run: Kafka's `sticky` asked on each target's group spec, and how the
+    /// two answers compare there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sticky_on_same_inputs: Option<StickyOnSameInputs>,
     /// The simulated time the run ended at.
     pub end_ms: i64,
 }

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::group::{Group, GroupMember, TaskSets};
+use super::same_inputs::StickyOnSameInputs;
 use super::{StreamsAssignor, StreamsConfig, StreamsReport};
 use crate::engine::streams::{
     PROBE_TAG, StreamsAssignmentConfigs, StreamsGroupSpec, StreamsMemberSpec, StreamsMemory, StreamsSubtopology, StreamsTopology,
@@ -43,6 +44,8 @@ struct StreamsRun<'a> {
     next_probe_ms: Option<i64>,
     probes: usize,
     probe_checks: usize,
+    /// `sticky`'s answers on the targets' inputs, for an `optimized` run.
+    same_inputs: Option<StickyOnSameInputs>,
 }
 
 /// The prober's member id, as the coordinator sees it.
@@ -70,6 +73,7 @@ impl<'a> StreamsRun<'a> {
             next_probe_ms: None,
             probes: 0,
             probe_checks: 0,
+            same_inputs: matches!(assignor, StreamsAssignor::Optimized).then(StickyOnSameInputs::default),
         }
     }
 
@@ -191,7 +195,10 @@ impl<'a> StreamsRun<'a> {
             StreamsAssignor::Sticky => assign_sticky(&spec, &self.topology),
             StreamsAssignor::Optimized => assign_optimized(&spec, &self.topology, &mut self.memory, self.world.now),
         }
-        .map_err(failed)?;
+        .map_err(&failed)?;
+        if let Some(same) = &mut self.same_inputs {
+            same.add(&spec, &self.topology, &target).map_err(&failed)?;
+        }
         self.group.target = target
             .members
             .iter()
@@ -522,6 +529,7 @@ pub(super) fn run(
         warmups_waiting,
         probes: run.probes,
         most_doubly_owned: run.most_doubly_owned,
+        sticky_on_same_inputs: run.same_inputs,
         restored_ms,
         end_ms: run.world.now,
     })
