@@ -263,6 +263,11 @@ impl<'a> StreamsRun<'a> {
         let now = self.world.now;
         let gm = &self.group.members[i];
         let owned = TaskSets { active: gm.active.keys().cloned().collect(), standby: gm.standby.clone(), warmup: gm.warmup.clone() };
+        let interval = self.streams.task_offset_interval_ms;
+        // Nothing is due (no change, no warm-up, the interval not passed): no snapshot to take.
+        if gm.sent.as_ref().is_some_and(|sent| sent.owned == owned && owned.warmup.is_empty() && sent.at_ms.saturating_add(interval) > now) {
+            return;
+        }
         let Some(process) = self.world.members.iter().find(|m| m.spec.process_id == gm.process_id) else { return };
         let running = |t: &TaskId| process.active.contains(t) && !process.restoring.contains(t);
         let offsets: BTreeMap<TaskId, i64> = process.offsets.iter().filter(|(t, _)| !running(t)).map(|(t, &o)| (t.clone(), o)).collect();
@@ -273,7 +278,6 @@ impl<'a> StreamsRun<'a> {
         let hot = owned.warmup.iter().any(|t| {
             offsets.get(t).zip(end_offsets.get(t)).is_some_and(|(&o, &e)| e.saturating_sub(o) <= lag)
         });
-        let interval = self.streams.task_offset_interval_ms;
         let Some(sent) = &mut self.group.members[i].sent else {
             self.group.members[i].sent = Some(super::group::Sent { offsets, end_offsets, at_ms: now, checked_ms: now, owned });
             return;
