@@ -12,8 +12,8 @@
 //!    where R is Q). Every process keeps its count of active tasks, so the balance stays, and
 //!    each undone pair saves at least one move. Where t and u are both stateful or both
 //!    stateless, the counts of stateful tasks stay too; where one is stateful and the other not,
-//!    a stateful task changes process, and the pair is undone only where both processes stay
-//!    within the stateful loads per member the assignment has (its stateful spread stays). Once
+//!    a stateful task changes process, and the pair is undone only where the spread of stateful
+//!    tasks per member over the processes gets no wider than the assignment's. Once
 //!    no pair is left, no process gains a stateful (stateless) task and loses one of its own:
 //!    the moves are the least the per-process counts of stateful and stateless tasks need.
 //!    Pairs of one kind go first, then those of one sub-topology (they keep the sub-topology
@@ -49,12 +49,13 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
     let caps: Vec<u64> = assignment.clients.iter().map(|c| caps.get(&c.process_id).copied().unwrap_or(1)).collect();
     let held = |a: &Assignment| -> Vec<u64> { a.clients.iter().map(|c| c.active_tasks.iter().filter(|t| stateful(t)).count() as u64).collect() };
     // A pair of a stateful and a stateless task moves a stateful task between P and R: allowed
-    // where both stay within the stateful loads per member the assignment has now.
-    let window = StatefulWindow::of(&held(assignment), &caps);
+    // where the spread of stateful loads per member gets no wider than the assignment's now.
+    let spread = Loads::new(&held(assignment), &caps).spread();
     loop {
         let owner: BTreeMap<&TaskId, usize> =
             assignment.clients.iter().enumerate().flat_map(|(i, c)| c.active_tasks.iter().map(move |t| (t, i))).collect();
         let held = held(assignment);
+        let loads = Loads::new(&held, &caps);
         // The best pair: (u's new owner R is its previous one, t and u of one kind, of one
         // sub-topology, R's lag on u, the change in lag restored), then the first.
         let mut best: Option<Pair> = None;
@@ -71,7 +72,7 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
                     if mixed {
                         // The stateful one of t and u changes process: P gains it back or R takes it.
                         let (to, from) = if stateful(t) { (p, r) } else { (r, p) };
-                        if !window.admits(held[to] + 1, caps[to]) || !window.admits(held[from] - 1, caps[from]) {
+                        if !fraction_le(loads.spread_after(to, from), spread) {
                             continue;
                         }
                     }
@@ -93,32 +94,56 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
     }
 }
 
-/// The lowest and highest stateful active tasks per member over the processes, as fractions.
-#[derive(Debug, Clone, Copy)]
-struct StatefulWindow {
-    lo: (u64, u64),
-    hi: (u64, u64),
+/// The stateful active tasks per member of every process, in order (exact fractions).
+struct Loads<'a> {
+    held: &'a [u64],
+    caps: &'a [u64],
+    /// Process indices from the lowest load to the highest.
+    order: Vec<usize>,
 }
 
-impl StatefulWindow {
-    /// The window of `held` stateful tasks on processes of `caps` members.
-    fn of(held: &[u64], caps: &[u64]) -> Self {
-        let mut window = Self { lo: (0, 1), hi: (0, 1) };
-        for (i, (&h, &c)) in held.iter().zip(caps).enumerate() {
-            if i == 0 || below((h, c), window.lo) {
-                window.lo = (h, c);
-            }
-            if i == 0 || below(window.hi, (h, c)) {
-                window.hi = (h, c);
-            }
-        }
-        window
+impl<'a> Loads<'a> {
+    fn new(held: &'a [u64], caps: &'a [u64]) -> Self {
+        let mut order: Vec<usize> = (0..held.len()).collect();
+        order.sort_by(|&a, &b| (u128::from(held[a]) * u128::from(caps[b])).cmp(&(u128::from(held[b]) * u128::from(caps[a]))));
+        Self { held, caps, order }
     }
 
-    /// Whether `held` stateful tasks on a process of `cap` members stay within the window.
-    fn admits(&self, held: u64, cap: u64) -> bool {
-        !below((held, cap), self.lo) && !below(self.hi, (held, cap))
+    /// Highest load less lowest, as a fraction.
+    fn spread(&self) -> (u128, u128) {
+        match (self.order.first(), self.order.last()) {
+            (Some(&lo), Some(&hi)) => difference((self.held[hi], self.caps[hi]), (self.held[lo], self.caps[lo])),
+            _ => (0, 1),
+        }
     }
+
+    /// The spread once process `to` holds one stateful task more and `from` one less.
+    fn spread_after(&self, to: usize, from: usize) -> (u128, u128) {
+        let load = |i: usize| match i {
+            _ if i == to => (self.held[i] + 1, self.caps[i]),
+            _ if i == from => (self.held[i].saturating_sub(1), self.caps[i]),
+            _ => (self.held[i], self.caps[i]),
+        };
+        // The others' lowest and highest, then the two changed loads.
+        let others = |mut it: Box<dyn Iterator<Item = &usize> + '_>| it.find(|&&i| i != to && i != from).copied();
+        let mut candidates: Vec<(u64, u64)> = vec![load(to), load(from)];
+        candidates.extend(others(Box::new(self.order.iter())).map(load));
+        candidates.extend(others(Box::new(self.order.iter().rev())).map(load));
+        let lo = candidates.iter().copied().reduce(|a, b| if below(b, a) { b } else { a }).unwrap_or((0, 1));
+        let hi = candidates.iter().copied().reduce(|a, b| if below(a, b) { b } else { a }).unwrap_or((0, 1));
+        difference(hi, lo)
+    }
+}
+
+/// a.0 / a.1 − b.0 / b.1 for a at least b, as a fraction.
+fn difference(a: (u64, u64), b: (u64, u64)) -> (u128, u128) {
+    let (an, ad, bn, bd) = (u128::from(a.0), u128::from(a.1.max(1)), u128::from(b.0), u128::from(b.1.max(1)));
+    ((an * bd).saturating_sub(bn * ad), ad * bd)
+}
+
+/// Whether fraction a is at most fraction b.
+fn fraction_le(a: (u128, u128), b: (u128, u128)) -> bool {
+    a.0 * b.1 <= b.0 * a.1
 }
 
 /// Whether load a.0 / a.1 is below b.0 / b.1 (compared without dividing).
