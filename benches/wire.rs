@@ -27,7 +27,8 @@ fn subscription(c: &mut Criterion) {
             (info.offset_sums(), info.client_tags_map().unwrap(), info.user_end_point())
         })
     });
-    // What `describe` reads: the offset sums as a `BTreeMap`, the endpoint.
+    // The offset sums as a `BTreeMap` (`task_offset_sums`), for a caller that wants one;
+    // `describe` and `watch` read the sorted view as the leader does.
     g.bench_function("decode_btree_map", |b| {
         b.iter(|| {
             let info = SubscriptionInfo::decode(black_box(&bytes)).unwrap();
@@ -51,7 +52,15 @@ fn assignment(c: &mut Criterion) {
             (info.standby_tasks_map(), info.partitions_by_host(), info.standby_partitions_by_host())
         })
     });
-    // What `describe` reads: the active task list and the standby tasks.
+    // What `describe` and `watch` read: the active task list and the standby task ids.
+    g.bench_function("decode_standby_ids", |b| {
+        b.iter(|| {
+            let info = AssignmentInfo::decode(black_box(&bytes)).unwrap();
+            let standby = info.standby_task_ids();
+            (info, standby)
+        })
+    });
+    // The standby tasks with their partitions as a map (a member's `on_assignment`).
     g.bench_function("decode_standby_map", |b| {
         b.iter(|| {
             let info = AssignmentInfo::decode(black_box(&bytes)).unwrap();

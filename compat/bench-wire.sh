@@ -16,14 +16,15 @@ import json, sys, pathlib
 java = {j["bench"]: j for j in map(json.loads, filter(None, sys.argv[1].splitlines()))}
 # Java's decode builds its maps as it reads (SubscriptionInfo's task map on the first accessor
 # call); ours reads into the message (wire order kept) and builds the views on demand. Each of
-# our rows is one caller's path, all against Java's one decode: the leader reads the sorted
-# offset sums, `describe` the BTreeMap and the standby tasks, a member every map.
+# our rows is one caller's path, all against Java's one decode: the leader and `describe` read
+# the sorted offset sums, `describe` the standby task ids, a member every map.
 rows = [("subscription_decode", "subscription_v11_large/decode_wire_only", "subscription decode"),
-        ("subscription_decode", "subscription_v11_large/decode", "  + leader's view"),
-        ("subscription_decode", "subscription_v11_large/decode_btree_map", "  + BTreeMap (describe)"),
+        ("subscription_decode", "subscription_v11_large/decode", "  + leader's, describe's view"),
+        ("subscription_decode", "subscription_v11_large/decode_btree_map", "  + as a BTreeMap"),
         ("subscription_encode", "subscription_v11_large/encode", "subscription encode"),
         ("assignment_decode", "assignment_v11_large/decode_wire_only", "assignment decode"),
-        ("assignment_decode", "assignment_v11_large/decode_standby_map", "  + standby (describe)"),
+        ("assignment_decode", "assignment_v11_large/decode_standby_ids", "  + standby ids (describe)"),
+        ("assignment_decode", "assignment_v11_large/decode_standby_map", "  + standby map"),
         ("assignment_decode", "assignment_v11_large/decode", "  + every map (member)"),
         ("assignment_encode", "assignment_v11_large/encode", "assignment encode")]
 print(f"{'benchmark':24} {'bytes':>7} {'rust µs':>9} {'rust MB/s':>10} {'java µs':>9} {'java MB/s':>10} {'speed-up':>9}")

@@ -18,9 +18,9 @@ pub const UNKNOWN_VERSION: i32 = -1;
 /// Topic name Java gives a host-map partition whose dictionary index is unknown.
 const UNKNOWN_TOPIC: &str = "null";
 
-pub use super::assignment_parts::{HostMaps, HostPartitions, IndexedHostPartitions, PartitionsByHost, StandbyTask, WirePartition};
+pub use super::assignment_parts::{HostMaps, HostPartitions, IndexedHostPartitions, PartitionsByHost, StandbyTask, WirePartition, WirePartitions};
 use super::assignment_parts::{
-    DictionaryIndexes, HostMapsForm, Layout, Strings, Topics, read_indexed_hosts, read_partitions, read_task_id, write_indexed_hosts,
+    DictionaryIndexes, HostMapsForm, Layout, Strings, Topics, read_indexed_hosts, read_partitions, read_standby_partitions, read_task_id, read_task_ids, read_usual_standby, write_indexed_hosts,
     write_partitions, write_task_id, write_utf,
 };
 /// A member's assignment metadata, exactly as it travels: lists keep wire order and duplicates,
@@ -174,15 +174,16 @@ impl AssignmentInfo {
             if layout.commonly_supported_version { r.i32("commonlySupportedVersion")? } else { UNKNOWN_VERSION };
         let task_size = if layout.named_task_ids { 12 } else { 8 };
         let n = r.count("activeTasks", task_size)?;
-        let mut active_tasks = Vec::with_capacity(n);
-        for _ in 0..n {
-            active_tasks.push(read_task_id(&mut r, layout, "activeTasks")?);
-        }
+        let active_tasks = read_task_ids(&mut r, layout, n, "activeTasks")?;
         let n = r.count("standbyTasks", task_size + 4)?;
         let mut standby_tasks = Vec::with_capacity(n);
         for _ in 0..n {
+            if let Some(usual) = read_usual_standby(&mut r, layout, &mut strings) {
+                standby_tasks.push(usual);
+                continue;
+            }
             let task = read_task_id(&mut r, layout, "standbyTasks")?;
-            let partitions = read_partitions(&mut r, &mut strings, "standbyTasks.partitions")?;
+            let partitions = read_standby_partitions(&mut r, &mut strings, "standbyTasks.partitions")?;
             standby_tasks.push(StandbyTask { task, partitions });
         }
         let host_maps = match layout.host_maps {
@@ -396,6 +397,29 @@ impl AssignmentInfo {
             tasks.sort_by_key(|(t, _)| (t.subtopology, t.partition));
         }
         tasks.into_iter().collect()
+    }
+
+    /// The standby tasks (warm-ups included), sorted and each once: the keys of
+    /// [`standby_tasks_map`](Self::standby_tasks_map) without building its partition sets.
+    ///
+    /// ```
+    /// use std::collections::{BTreeMap, BTreeSet};
+    /// use kstreams_assignor::wire::{AssignmentInfo, TaskId, TopicPartition};
+    ///
+    /// let standby: BTreeMap<TaskId, BTreeSet<TopicPartition>> =
+    ///     [(TaskId::new(1, 0), [TopicPartition::new("in", 0)].into()), (TaskId::new(0, 2), [TopicPartition::new("in", 2)].into())].into();
+    /// let info = AssignmentInfo::new(11).with_standby_tasks(standby);
+    /// assert_eq!(info.standby_task_ids(), [TaskId::new(0, 2), TaskId::new(1, 0)]);
+    /// ```
+    pub fn standby_task_ids(&self) -> Vec<TaskId> {
+        let mut tasks: Vec<TaskId> = self.standby_tasks.iter().map(|s| s.task.clone()).collect();
+        if tasks.iter().all(|t| t.topology.is_none()) {
+            tasks.sort_unstable_by_key(|t| (t.subtopology, t.partition));
+        } else {
+            tasks.sort_unstable();
+        }
+        tasks.dedup();
+        tasks
     }
 
     /// Active partitions by host, as Java reads them (a repeated host: the last wins; an unknown

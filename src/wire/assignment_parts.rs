@@ -2,6 +2,7 @@
 //! partition and host-map entries, and their readers and writers.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -80,7 +81,80 @@ pub struct StandbyTask {
     /// The task.
     pub task: TaskId,
     /// Its partitions, in wire order.
-    pub partitions: Vec<WirePartition>,
+    pub partitions: WirePartitions,
+}
+
+/// A standby task's partitions, in wire order: a slice to read. A task usually reads one
+/// partition (one source topic), which is held in place, so that decoding a member's standby
+/// tasks allocates nothing per task.
+///
+/// ```
+/// use kstreams_assignor::wire::JavaString;
+/// use kstreams_assignor::wire::assignment_info::{WirePartition, WirePartitions};
+///
+/// let one: WirePartitions = [WirePartition { topic: JavaString::new("in"), partition: 3 }].into_iter().collect();
+/// assert_eq!(one.len(), 1);
+/// assert_eq!(one[0].partition, 3);
+/// let two = WirePartitions::from(vec![one[0].clone(), WirePartition { topic: JavaString::new("in"), partition: 4 }]);
+/// assert_eq!(two.iter().map(|p| p.partition).collect::<Vec<_>>(), [3, 4]);
+/// ```
+#[derive(Clone, Default)]
+pub struct WirePartitions(PartitionsRepr);
+
+#[derive(Clone, Default)]
+enum PartitionsRepr {
+    #[default]
+    None,
+    One(WirePartition),
+    Many(Vec<WirePartition>),
+}
+
+impl std::ops::Deref for WirePartitions {
+    type Target = [WirePartition];
+
+    fn deref(&self) -> &[WirePartition] {
+        match &self.0 {
+            PartitionsRepr::None => &[],
+            PartitionsRepr::One(p) => std::slice::from_ref(p),
+            PartitionsRepr::Many(v) => v,
+        }
+    }
+}
+
+impl From<Vec<WirePartition>> for WirePartitions {
+    fn from(mut v: Vec<WirePartition>) -> Self {
+        Self(match v.len() {
+            0 => PartitionsRepr::None,
+            1 => PartitionsRepr::One(v.pop().expect("one element")),
+            _ => PartitionsRepr::Many(v),
+        })
+    }
+}
+
+impl FromIterator<WirePartition> for WirePartitions {
+    fn from_iter<I: IntoIterator<Item = WirePartition>>(iter: I) -> Self {
+        let mut iter = iter.into_iter();
+        let Some(first) = iter.next() else { return Self::default() };
+        let Some(second) = iter.next() else { return Self(PartitionsRepr::One(first)) };
+        let mut v = Vec::with_capacity(2 + iter.size_hint().0);
+        v.extend([first, second]);
+        v.extend(iter);
+        Self(PartitionsRepr::Many(v))
+    }
+}
+
+impl PartialEq for WirePartitions {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for WirePartitions {}
+
+impl fmt::Debug for WirePartitions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// A v2–4 host-map entry: a host and the partitions it serves.
@@ -151,6 +225,49 @@ pub(super) fn read_task_id(r: &mut Reader<'_>, layout: Layout, field: &'static s
     Ok(TaskId::named(&name, subtopology, partition))
 }
 
+fn be_i32(b: &[u8], at: usize) -> i32 {
+    i32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// `n` task ids (already checked to fit in the input). A task of no named topology is read in
+/// place, a named one by [`read_task_id`].
+pub(super) fn read_task_ids(r: &mut Reader<'_>, layout: Layout, n: usize, field: &'static str) -> Result<Vec<TaskId>, DecodeError> {
+    let size = if layout.named_task_ids { 12 } else { 8 };
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let rest = r.rest();
+        if rest.len() >= size && (size == 8 || rest[8..12] == [0; 4]) {
+            out.push(TaskId::new(be_i32(rest, 0), be_i32(rest, 4)));
+            r.advance(size);
+        } else {
+            out.push(read_task_id(r, layout, field)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The next standby task when it is the usual one, read in place: no named topology, one
+/// partition, of a canonical topic already read. `None`, consuming nothing, otherwise.
+#[inline]
+pub(super) fn read_usual_standby<'a>(r: &mut Reader<'a>, layout: Layout, strings: &mut Strings<'a>) -> Option<StandbyTask> {
+    let t = if layout.named_task_ids { 12 } else { 8 };
+    let rest = r.rest();
+    let head = rest.get(..t + 6)?;
+    if (t == 12 && head[8..12] != [0; 4]) || head[t..t + 4] != [0, 0, 0, 1] {
+        return None;
+    }
+    let len = usize::from(u16::from_be_bytes([head[t + 4], head[t + 5]]));
+    let topic = rest.get(t + 6..t + 6 + len)?;
+    let partition = rest.get(t + 6 + len..t + 10 + len)?;
+    let topic = strings.known(topic)?;
+    let partition = i32::from_be_bytes([partition[0], partition[1], partition[2], partition[3]]);
+    r.advance(t + 10 + len);
+    Some(StandbyTask {
+        task: TaskId::new(be_i32(head, 0), be_i32(head, 4)),
+        partitions: WirePartitions(PartitionsRepr::One(WirePartition { topic, partition })),
+    })
+}
+
 pub(super) fn write_task_id(w: &mut Writer, layout: Layout, task: &TaskId) -> Result<(), EncodeError> {
     w.i32(task.subtopology);
     w.i32(task.partition);
@@ -177,6 +294,18 @@ pub(super) struct Strings<'a> {
 }
 
 impl<'a> Strings<'a> {
+    /// The string already read as `bytes`, when it was canonical (a repeat then needs no note).
+    #[inline]
+    pub(super) fn known(&mut self, bytes: &[u8]) -> Option<JavaString> {
+        match &self.last {
+            Some((last, s, true)) if *last == bytes => Some(s.clone()),
+            _ => match self.seen.get(bytes) {
+                Some((s, true)) => Some(s.clone()),
+                _ => None,
+            },
+        }
+    }
+
     pub(super) fn read(&mut self, r: &mut Reader<'a>, field: &'static str) -> Result<JavaString, DecodeError> {
         let at = r.position();
         let len = r.u16(field)?;
@@ -237,14 +366,18 @@ impl Topics {
     }
 }
 
-/// The topic indexes a v5+ dictionary defines. Java numbers them 0, 1, 2, … in order, which is
-/// checked without a lookup.
+/// The topic indexes a v5+ dictionary defines. Java numbers them 0, 1, 2, … (in the order it
+/// met the topics, written in its map's order), so they are looked up in a table by index.
 pub(super) enum DictionaryIndexes {
     /// Exactly `0..n`, in order.
     Dense(usize),
+    /// Small indexes in any order: the position of each index, [`NOT_DEFINED`] where none is.
+    Table(Vec<u32>),
     /// Anything else, sorted.
     Sorted(Vec<i32>),
 }
+
+const NOT_DEFINED: u32 = u32::MAX;
 
 impl DictionaryIndexes {
     pub(super) fn of(topics: &[(i32, JavaString)]) -> Self {
@@ -253,13 +386,31 @@ impl DictionaryIndexes {
         }
         let mut indexes: Vec<i32> = topics.iter().map(|(i, _)| *i).collect();
         indexes.sort_unstable();
+        // A table no larger than a few times the dictionary (the count was checked against the
+        // input, so this allocates no more than the input justifies).
+        let small = indexes.first().is_some_and(|&lo| lo >= 0) && indexes.last().is_some_and(|&hi| (hi as usize) < 4 * topics.len() + 64);
+        if small {
+            let mut table = vec![NOT_DEFINED; indexes[indexes.len() - 1] as usize + 1];
+            // The position in sorted order, as the sorted form gives it (a repeated index: its
+            // first position, as a binary search over equal entries need not give; any
+            // position holds the same index).
+            for (at, &index) in indexes.iter().enumerate().rev() {
+                table[index as usize] = at as u32;
+            }
+            return Self::Table(table);
+        }
         Self::Sorted(indexes)
     }
 
     /// Where `index` is in the dictionary's order of indexes, if it is there.
+    #[inline]
     pub(super) fn position(&self, index: i32) -> Option<usize> {
         match self {
             Self::Dense(n) => usize::try_from(index).ok().filter(|i| i < n),
+            Self::Table(table) => {
+                let at = *table.get(usize::try_from(index).ok()?)?;
+                (at != NOT_DEFINED).then_some(at as usize)
+            }
             Self::Sorted(indexes) => indexes.binary_search(&index).ok(),
         }
     }
@@ -281,11 +432,32 @@ pub(super) fn read_partitions<'a>(r: &mut Reader<'a>, strings: &mut Strings<'a>,
     let n = r.count(field, 6)?;
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        let topic = strings.read(r, field)?;
-        let partition = r.i32(field)?;
-        out.push(WirePartition { topic, partition });
+        out.push(read_partition(r, strings, field)?);
     }
     Ok(out)
+}
+
+/// [`read_partitions`] into a standby task's list (one partition without an allocation).
+pub(super) fn read_standby_partitions<'a>(r: &mut Reader<'a>, strings: &mut Strings<'a>, field: &'static str) -> Result<WirePartitions, DecodeError> {
+    let n = r.count(field, 6)?;
+    Ok(WirePartitions(match n {
+        0 => PartitionsRepr::None,
+        1 => PartitionsRepr::One(read_partition(r, strings, field)?),
+        _ => {
+            let mut out = Vec::with_capacity(n);
+            for _ in 0..n {
+                out.push(read_partition(r, strings, field)?);
+            }
+            PartitionsRepr::Many(out)
+        }
+    }))
+}
+
+#[inline]
+fn read_partition<'a>(r: &mut Reader<'a>, strings: &mut Strings<'a>, field: &'static str) -> Result<WirePartition, DecodeError> {
+    let topic = strings.read(r, field)?;
+    let partition = r.i32(field)?;
+    Ok(WirePartition { topic, partition })
 }
 
 pub(super) fn write_partitions(w: &mut Writer, field: &'static str, partitions: &[WirePartition]) -> Result<(), EncodeError> {
@@ -308,19 +480,16 @@ pub(super) fn read_indexed_hosts<'a>(
     for _ in 0..n {
         let host = strings.read(r, field)?;
         let port = r.i32(field)?;
+        // The count is checked to fit: the pairs are read in place.
         let m = r.count(field, 8)?;
-        let mut partitions = Vec::with_capacity(m);
-        for _ in 0..m {
-            let at = r.position();
-            let (index, partition) = match r.chunk::<8>() {
-                Some(b) => (i32::from_be_bytes([b[0], b[1], b[2], b[3]]), i32::from_be_bytes([b[4], b[5], b[6], b[7]])),
-                // Cut off within the pair: read field by field to say where.
-                None => (r.i32(field)?, r.i32(field)?),
-            };
+        let start = r.position();
+        let pairs = &r.rest()[..8 * m];
+        let partitions: Vec<(i32, i32)> = pairs.chunks_exact(8).map(|b| (be_i32(b, 0), be_i32(b, 4))).collect();
+        r.advance(8 * m);
+        for (i, &(index, _)) in partitions.iter().enumerate() {
             if known_indexes.position(index).is_none() {
-                r.note(Lenience::UnknownTopicIndex { offset: at, index });
+                r.note(Lenience::UnknownTopicIndex { offset: start + 8 * i, index });
             }
-            partitions.push((index, partition));
         }
         hosts.push(IndexedHostPartitions { host, port, partitions });
     }
@@ -339,4 +508,52 @@ pub(super) fn write_indexed_hosts(w: &mut Writer, field: &'static str, hosts: &[
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn dictionary(indexes: &[i32]) -> Vec<(i32, JavaString)> {
+        indexes.iter().map(|&i| (i, JavaString::new(&format!("t{i}")))).collect()
+    }
+
+    proptest! {
+        /// Every form answers as a binary search over the sorted indexes: the same indexes
+        /// known, and one position per index that holds it.
+        #[test]
+        fn dictionary_indexes_agree_with_a_sorted_search(indexes in proptest::collection::vec(-3i32..40, 0..24), probe in -5i32..200) {
+            let form = DictionaryIndexes::of(&dictionary(&indexes));
+            let mut sorted = indexes.clone();
+            sorted.sort_unstable();
+            for index in sorted.iter().copied().chain([probe]) {
+                let expected = sorted.binary_search(&index).ok();
+                let got = form.position(index);
+                prop_assert_eq!(got.is_some(), expected.is_some(), "index {}", index);
+                if let Some(at) = got {
+                    prop_assert_eq!(sorted[at], index);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_permuted_dictionary_is_a_table_and_a_wide_one_is_searched() {
+        assert!(matches!(DictionaryIndexes::of(&dictionary(&[0, 1, 2])), DictionaryIndexes::Dense(3)));
+        assert!(matches!(DictionaryIndexes::of(&dictionary(&[2, 0, 1])), DictionaryIndexes::Table(_)));
+        assert!(matches!(DictionaryIndexes::of(&dictionary(&[0, i32::MAX])), DictionaryIndexes::Sorted(_)));
+        assert!(matches!(DictionaryIndexes::of(&dictionary(&[-1, 0])), DictionaryIndexes::Sorted(_)));
+    }
+
+    #[test]
+    fn standby_partitions_hold_one_in_place_and_compare_as_slices() {
+        let p = |n| WirePartition { topic: JavaString::new("in"), partition: n };
+        let one: WirePartitions = [p(1)].into_iter().collect();
+        assert!(matches!(one.0, PartitionsRepr::One(_)));
+        assert_eq!(one, WirePartitions::from(vec![p(1)]));
+        assert_eq!(&*WirePartitions::from(vec![p(1), p(2)]), &[p(1), p(2)]);
+        assert!(WirePartitions::from(Vec::new()).is_empty());
+        assert_eq!(format!("{one:?}"), format!("{:?}", vec![p(1)]));
+    }
 }

@@ -57,6 +57,19 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The bytes not read yet, to read in place where a fixed layout is checked at once.
+    #[inline]
+    pub(crate) fn rest(&self) -> &'a [u8] {
+        &self.buf[self.pos..]
+    }
+
+    /// Moves past `n` bytes the caller has read from [`rest`](Self::rest).
+    #[inline]
+    pub(crate) fn advance(&mut self, n: usize) {
+        debug_assert!(n <= self.remaining());
+        self.pos += n;
+    }
+
     /// Takes the next `N` bytes when the input holds them (one bounds check for a run of
     /// fixed-size fields); `None`, consuming nothing, when it does not, so that the caller can
     /// read field by field and name the one that is cut off.

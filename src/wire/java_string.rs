@@ -30,8 +30,53 @@ pub const MAX_MODIFIED_UTF8_LEN: usize = u16::MAX as usize;
 ///
 /// assert!(JavaString::from_modified_utf8(&[0xff]).is_err());
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct JavaString(Arc<[u8]>);
+///
+/// A name of up to 22 bytes (topics and hosts usually are) is held in place: copying one is a copy
+/// of 24 bytes, with no shared count to change, which is most of what decoding a member's
+/// assignment does per partition.
+#[derive(Clone)]
+pub struct JavaString(Repr);
+
+/// Longest string held in place.
+const INLINE: usize = 22;
+
+#[derive(Clone)]
+enum Repr {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Shared(Arc<[u8]>),
+}
+
+impl Default for JavaString {
+    fn default() -> Self {
+        Self(Repr::Inline { len: 0, bytes: [0; INLINE] })
+    }
+}
+
+impl PartialEq for JavaString {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for JavaString {}
+
+impl std::hash::Hash for JavaString {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state);
+    }
+}
+
+impl PartialOrd for JavaString {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for JavaString {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_bytes().cmp(other.as_bytes())
+    }
+}
 
 /// Why bytes are not modified UTF-8 that Java's `readUTF` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -118,78 +163,98 @@ fn is_plain_ascii(bytes: &[u8]) -> bool {
 }
 
 impl JavaString {
+    /// Holds `bytes` (already known to be modified UTF-8).
+    fn raw(bytes: &[u8]) -> Self {
+        if bytes.len() <= INLINE {
+            let mut inline = [0; INLINE];
+            inline[..bytes.len()].copy_from_slice(bytes);
+            return Self(Repr::Inline { len: bytes.len() as u8, bytes: inline });
+        }
+        Self(Repr::Shared(bytes.into()))
+    }
+
     /// Encodes `s` the way Java's `writeUTF` does. Lengths are checked when a message is encoded.
     pub fn new(s: &str) -> Self {
         if is_plain_ascii(s.as_bytes()) {
-            return Self(s.as_bytes().into());
+            return Self::raw(s.as_bytes());
         }
         let mut out = Vec::with_capacity(encoded_len(s.encode_utf16()));
         s.encode_utf16().for_each(|u| push_unit(&mut out, u));
-        Self(out.into())
+        Self::raw(&out)
     }
 
     /// Encodes a sequence of UTF-16 code units (any Java string, unpaired surrogates included).
     pub fn from_utf16(units: &[u16]) -> Self {
         let mut out = Vec::with_capacity(encoded_len(units.iter().copied()));
         units.iter().for_each(|&u| push_unit(&mut out, u));
-        Self(out.into())
+        Self::raw(&out)
     }
 
     /// Takes raw bytes that Java's `readUTF` would accept.
     pub fn from_modified_utf8(bytes: &[u8]) -> Result<Self, MalformedModifiedUtf8> {
         scan(bytes, |_| {})?;
-        Ok(Self(bytes.into()))
+        Ok(Self::raw(bytes))
     }
 
     /// Like [`JavaString::from_modified_utf8`], also telling whether the bytes are in the
     /// canonical form Java writes.
     pub(crate) fn from_modified_utf8_checked(bytes: &[u8]) -> Result<(Self, bool), MalformedModifiedUtf8> {
         if is_plain_ascii(bytes) {
-            return Ok((Self(bytes.into()), true));
+            return Ok((Self::raw(bytes), true));
         }
         let Scan { canonical } = scan(bytes, |_| {})?;
-        Ok((Self(bytes.into()), canonical))
+        Ok((Self::raw(bytes), canonical))
     }
 
-    /// Whether `self` and `other` share one allocation (so are equal without comparing bytes).
+    /// Whether `self` and `other` are equal, found cheaply: a short string's bytes compared in
+    /// place, a long one by its allocation (long strings that are equal without sharing one
+    /// answer `false`).
     pub(crate) fn shares(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        match (&self.0, &other.0) {
+            (Repr::Inline { .. }, Repr::Inline { .. }) => self.as_bytes() == other.as_bytes(),
+            (Repr::Shared(a), Repr::Shared(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 
     /// The raw modified UTF-8 bytes.
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        match &self.0 {
+            Repr::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Repr::Shared(bytes) => bytes,
+        }
     }
 
     /// Encoded length in bytes.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.as_bytes().len()
     }
 
     /// Whether the string is empty.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.as_bytes().is_empty()
     }
 
     /// The Java string's UTF-16 code units.
     pub fn to_utf16(&self) -> Vec<u16> {
-        let mut units = Vec::with_capacity(self.0.len());
-        scan(&self.0, |u| units.push(u)).expect("validated on construction");
+        let mut units = Vec::with_capacity(self.len());
+        scan(self.as_bytes(), |u| units.push(u)).expect("validated on construction");
         units
     }
 
     /// The text, with U+FFFD for each unpaired surrogate.
     pub fn to_string_lossy(&self) -> Cow<'_, str> {
-        if is_plain_ascii(&self.0) {
+        if is_plain_ascii(self.as_bytes()) {
             // Plain ASCII is valid UTF-8 with the same bytes.
-            return Cow::Borrowed(std::str::from_utf8(&self.0).expect("ASCII"));
+            return Cow::Borrowed(std::str::from_utf8(self.as_bytes()).expect("ASCII"));
         }
         Cow::Owned(String::from_utf16_lossy(&self.to_utf16()))
     }
 
     /// Whether the bytes are exactly what Java's `writeUTF` writes for this text.
     pub fn is_canonical(&self) -> bool {
-        is_plain_ascii(&self.0) || scan(&self.0, |_| {}).map(|s| s.canonical).unwrap_or(false)
+        is_plain_ascii(self.as_bytes()) || scan(self.as_bytes(), |_| {}).map(|s| s.canonical).unwrap_or(false)
     }
 }
 

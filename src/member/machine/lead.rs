@@ -45,7 +45,7 @@ impl<H: PartitionAssignorHook> MemberMachine<H> {
                 let kinds = report.replica_kinds(&process_id);
                 let (warm, spare) = (kinds.warmup, kinds.spare);
                 let (warmup, rest): (Vec<TaskId>, Vec<TaskId>) =
-                    info.standby_tasks_map().into_keys().partition(|t| warm.contains(t));
+                    info.standby_task_ids().into_iter().partition(|t| warm.contains(t));
                 let (spare_tasks, standby): (Vec<TaskId>, Vec<TaskId>) = rest.into_iter().partition(|t| spare.contains(t));
                 MemberRecord {
                     member_id: id.clone(),

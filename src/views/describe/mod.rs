@@ -250,11 +250,11 @@ pub(crate) fn describe_found(
                         }
                         for m in &mut members {
                             let Ok((_, sub)) = &m.subscription else { continue };
-                            let sums = sub.task_offset_sums();
-                            let mut wanted: BTreeSet<TaskId> = sums.keys().cloned().collect();
+                            let sums = sub.offset_sums();
+                            let mut wanted: BTreeSet<TaskId> = sums.keys().collect();
                             if let Some(Ok((_, a))) = &m.assignment {
                                 wanted.extend(a.active_tasks.iter().cloned());
-                                wanted.extend(a.standby_tasks_map().into_keys());
+                                wanted.extend(a.standby_task_ids());
                             }
                             let lags = wanted
                                 .into_iter()

@@ -239,7 +239,7 @@ impl DescribedGroup {
         let _ = writeln!(s, "{:<36}  {:<8}  {:<22}  {:>12}  {:>13}", "MEMBER", "PROCESS", "CLIENT HOST", "ACTIVE TASKS", "STANDBY TASKS");
         for m in &self.members {
             let (active, standby) = match &m.assignment {
-                Some(Ok((_, a))) => (a.active_tasks.len().to_string(), a.standby_tasks_map().len().to_string()),
+                Some(Ok((_, a))) => (a.active_tasks.len().to_string(), a.standby_task_ids().len().to_string()),
                 Some(Err(_)) => ("?".into(), "?".into()),
                 None => ("-".into(), "-".into()),
             };
@@ -283,14 +283,14 @@ impl DescribedGroup {
                         "  subscription v{} (latest supported v{}), owned partitions of generation {}",
                         info.version, info.latest_supported_version, env.generation_id
                     );
-                    let sums: Vec<String> = info.task_offset_sums().iter().map(|(t, v)| format!("{t} {v}")).collect();
+                    let sums: Vec<String> = info.offset_sums().iter().map(|(t, v)| format!("{t} {v}")).collect();
                     wrapped(s, "offset sums at last join, records", &sums, ", ");
                 }
                 if let Some(lags) = &m.reported_lag_at_join {
                     let l: Vec<String> = lags.iter().map(|(t, l)| format!("{t} {}", lag_text(*l))).collect();
                     wrapped(s, &lag_label(m), &l, ", ");
                 } else if !verbose {
-                    let sums: Vec<String> = info.task_offset_sums().iter().map(|(t, v)| format!("{t} {v}")).collect();
+                    let sums: Vec<String> = info.offset_sums().iter().map(|(t, v)| format!("{t} {v}")).collect();
                     wrapped(s, "offset sums at last join, records", &sums, ", ");
                 }
             }
@@ -305,8 +305,8 @@ impl DescribedGroup {
             Some(Ok((_, info))) => {
                 let active: BTreeSet<&TaskId> = info.active_tasks.iter().collect();
                 wrapped(s, &format!("active tasks ({})", active.len()), &task_list(active), " ");
-                let standby = info.standby_tasks_map();
-                wrapped(s, &format!("standby, incl. warm-up ({})", standby.len()), &task_list(standby.keys()), " ");
+                let standby = info.standby_task_ids();
+                wrapped(s, &format!("standby, incl. warm-up ({})", standby.len()), &task_list(standby.iter()), " ");
                 let next = match info.next_rebalance.deadline() {
                     None => "none".to_owned(),
                     Some(t) if t <= now_ms => format!("{} (due {} ago)", iso_millis(t), duration_text(now_ms - t)),

@@ -24,7 +24,7 @@ pub fn classic(g: &DescribedGroup, at_ms: i64, configs: &AssignmentConfigs) -> O
         match &m.subscription {
             Ok((env, info)) => {
                 look.process_id = info.process_id.to_string();
-                look.offset_sums = info.task_offset_sums().into_iter().map(|(t, s)| (t.to_string(), s)).collect();
+                look.offset_sums = info.offset_sums().into_iter().map(|(t, s)| (t.to_string(), s)).collect();
                 topics.extend(env.topics.iter().cloned());
             }
             // A member whose subscription does not decode is a process of its own.
@@ -32,7 +32,7 @@ pub fn classic(g: &DescribedGroup, at_ms: i64, configs: &AssignmentConfigs) -> O
         }
         if let Some(Ok((_, info))) = &m.assignment {
             look.active = info.active_tasks.iter().map(ToString::to_string).collect();
-            look.standby = info.standby_tasks_map().keys().map(ToString::to_string).collect();
+            look.standby = info.standby_task_ids().iter().map(ToString::to_string).collect();
             look.next_rebalance_ms = info.next_rebalance.deadline();
         }
         members.push(look);

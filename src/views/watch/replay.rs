@@ -76,7 +76,7 @@ pub fn input(g: &DescribedGroup, configs: &AssignmentConfigs) -> Option<Assignme
         let (env, info) = m.subscription.as_ref().ok()?;
         let Some(Ok((_, a))) = &m.assignment else { return None };
         assigned.extend(a.active_tasks.iter().cloned());
-        for t in a.standby_tasks_map().into_keys() {
+        for t in a.standby_task_ids() {
             *standby_copies.entry(t).or_default() += 1;
         }
         let client = clients.entry(info.process_id.to_string()).or_insert_with(|| {
@@ -88,7 +88,7 @@ pub fn input(g: &DescribedGroup, configs: &AssignmentConfigs) -> Option<Assignme
         });
         client.capacity += 1;
         *given.entry(info.process_id.to_string()).or_default() += a.active_tasks.len() + a.standby_tasks.len();
-        for (t, sum) in info.task_offset_sums() {
+        for (t, sum) in info.offset_sums() {
             let r = reported.entry(t.clone()).or_insert(sum);
             *r = (*r).max(sum);
             client.task_offset_sums.insert(t, sum);
