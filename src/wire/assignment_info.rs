@@ -412,12 +412,18 @@ impl AssignmentInfo {
     /// assert_eq!(info.standby_task_ids(), [TaskId::new(0, 2), TaskId::new(1, 0)]);
     /// ```
     pub fn standby_task_ids(&self) -> Vec<TaskId> {
-        let mut tasks: Vec<TaskId> = self.standby_tasks.iter().map(|s| s.task.clone()).collect();
-        if tasks.iter().all(|t| t.topology.is_none()) {
-            tasks.sort_unstable_by_key(|t| (t.subtopology, t.partition));
-        } else {
-            tasks.sort_unstable();
+        let tasks = || self.standby_tasks.iter().map(|s| &s.task);
+        if tasks().all(|t| t.topology.is_none()) {
+            // Sorted as one integer each: (sub-topology, partition) with the signs flipped.
+            let flip = |v: i32| u64::from(v as u32 ^ 0x8000_0000);
+            let mut keys: Vec<u64> = tasks().map(|t| (flip(t.subtopology) << 32) | flip(t.partition)).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            let unflip = |v: u64| (v as u32 ^ 0x8000_0000) as i32;
+            return keys.into_iter().map(|k| TaskId::new(unflip(k >> 32), unflip(k))).collect();
         }
+        let mut tasks: Vec<TaskId> = tasks().cloned().collect();
+        tasks.sort_unstable();
         tasks.dedup();
         tasks
     }
@@ -577,5 +583,28 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 90, "only {checked} fixtures under {}", dir.display());
+    }
+
+    /// The standby task ids are the keys of the standby map: on every fixture, and with tasks
+    /// repeated, out of order, negative and named.
+    #[test]
+    fn the_standby_task_ids_are_the_standby_maps_keys() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/wire/assignment");
+        let versions = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path());
+        let mut infos: Vec<AssignmentInfo> = versions
+            .flat_map(|v| std::fs::read_dir(v).unwrap().map(|e| e.unwrap().path()))
+            .filter_map(|path| AssignmentInfo::decode(&std::fs::read(path).unwrap()).ok())
+            .collect();
+        let task = |t: TaskId| StandbyTask { task: t, partitions: WirePartitions::default() };
+        let mut odd = AssignmentInfo::new(11);
+        odd.standby_tasks = [(2, 0), (-1, 5), (2, 0), (0, -3), (0, 7)].into_iter().map(|(s, p)| task(TaskId::new(s, p))).collect();
+        infos.push(odd.clone());
+        odd.standby_tasks.push(task(TaskId::named("b", 0, 1)));
+        odd.standby_tasks.push(task(TaskId::named("a", 3, 1)));
+        infos.push(odd);
+        for info in &infos {
+            assert_eq!(info.standby_task_ids(), info.standby_tasks_map().into_keys().collect::<Vec<_>>());
+        }
+        assert!(infos.iter().filter(|i| i.standby_tasks.len() > 1).count() >= 3);
     }
 }

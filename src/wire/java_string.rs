@@ -42,13 +42,21 @@ const INLINE: usize = 22;
 
 #[derive(Clone)]
 enum Repr {
-    Inline { len: u8, bytes: [u8; INLINE] },
+    Inline(Inline),
     Shared(Arc<[u8]>),
+}
+
+/// A short string's bytes, aligned so that a copy moves whole words.
+#[derive(Clone, Copy)]
+#[repr(align(8))]
+struct Inline {
+    len: u8,
+    bytes: [u8; INLINE],
 }
 
 impl Default for JavaString {
     fn default() -> Self {
-        Self(Repr::Inline { len: 0, bytes: [0; INLINE] })
+        Self(Repr::Inline(Inline { len: 0, bytes: [0; INLINE] }))
     }
 }
 
@@ -168,7 +176,7 @@ impl JavaString {
         if bytes.len() <= INLINE {
             let mut inline = [0; INLINE];
             inline[..bytes.len()].copy_from_slice(bytes);
-            return Self(Repr::Inline { len: bytes.len() as u8, bytes: inline });
+            return Self(Repr::Inline(Inline { len: bytes.len() as u8, bytes: inline }));
         }
         Self(Repr::Shared(bytes.into()))
     }
@@ -211,7 +219,7 @@ impl JavaString {
     /// answer `false`).
     pub(crate) fn shares(&self, other: &Self) -> bool {
         match (&self.0, &other.0) {
-            (Repr::Inline { .. }, Repr::Inline { .. }) => self.as_bytes() == other.as_bytes(),
+            (Repr::Inline(_), Repr::Inline(_)) => self.as_bytes() == other.as_bytes(),
             (Repr::Shared(a), Repr::Shared(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
@@ -221,7 +229,7 @@ impl JavaString {
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         match &self.0 {
-            Repr::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Repr::Inline(Inline { len, bytes }) => &bytes[..usize::from(*len)],
             Repr::Shared(bytes) => bytes,
         }
     }
