@@ -55,6 +55,6 @@ pub use report::{Report, Round, SimError};
 pub use run::{run, run_with_shadow};
 pub use scenario::{BUILTIN_SCENARIOS, Event, EventKind, MemberSpec, Scenario, Subtopology, builtin};
 pub use protocols::{PROTOCOL_RUNS, ProtocolComparison, ProtocolRow, ProtocolRun, compare_protocols};
-pub use streams::{StickyOnSameInputs, StreamsAssignor, StreamsConfig, StreamsReport, run_streams};
+pub use streams::{FirstDifference, StickyOnSameInputs, StreamsAssignor, StreamsConfig, StreamsReport, run_streams};
 pub use svg::render_svg;
 pub use table::format_ms;

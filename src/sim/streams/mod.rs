@@ -28,7 +28,7 @@ mod group;
 mod run;
 mod same_inputs;
 
-pub use same_inputs::StickyOnSameInputs;
+pub use same_inputs::{FirstDifference, StickyOnSameInputs};
 
 use serde::Serialize;
 

@@ -2,13 +2,15 @@
 //! coordinator's group spec also goes to `sticky`, and the two answers' moves, stateful spreads
 //! and restores are compared on that one group. Two runs drift apart after their first
 //! different target, so their totals also count the groups each assignor's earlier choices
-//! made; these pairs do not.
+//! made; these pairs do not. Until that first different target the two runs are one run (the
+//! simulator is deterministic and both see the same events), so how `optimized`'s answer
+//! differs there ([`FirstDifference`]) is what sets the two runs apart.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::engine::streams::{StreamsAssignError, StreamsGroupAssignment, StreamsGroupSpec, StreamsTopology, assign_sticky, is_prober};
+use crate::engine::streams::{StreamsAssignError, StreamsGroupAssignment, StreamsGroupSpec, StreamsTopology, Tasks, assign_sticky, is_prober};
 
 /// The targets of one run (or a suite) compared with `sticky`'s answers on the same groups.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -29,6 +31,29 @@ pub struct StickyOnSameInputs {
     /// Of the rest, the targets whose new owners restore fewer records than `sticky`'s would, by
     /// the offsets the members reported.
     pub more_moves_less_restored: usize,
+    /// The first target (1-based, the starting assignment included) whose answer differs from
+    /// `sticky`'s on the same group, and how; `None` while every answer was `sticky`'s, and for
+    /// sums over runs ([`merge`](Self::merge) leaves it as it is).
+    pub first_difference: Option<(usize, FirstDifference)>,
+}
+
+/// How the first answer of a run that is not `sticky`'s answer on the same group differs from it.
+/// Members compare by active tasks and by other copies (standbys and warm-ups alike: both restore).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum FirstDifference {
+    /// More active tasks moved, with a narrower spread of stateful tasks per member.
+    MoreMovesNarrower,
+    /// More active tasks moved, their new owners restoring fewer records.
+    MoreMovesLessRestored,
+    /// More active tasks moved, with neither.
+    MoreMovesUnexplained,
+    /// As many active tasks moved: another of the answers that move as few (which tasks move,
+    /// between which processes, on which members, and where the copies go).
+    AsManyMoves,
+    /// Fewer active tasks moved.
+    FewerMoves,
 }
 
 impl StickyOnSameInputs {
@@ -59,16 +84,45 @@ impl StickyOnSameInputs {
         self.targets += 1;
         self.moves += ours.moves;
         self.sticky_moves += theirs.moves;
-        if ours.moves > theirs.moves {
+        let kind = if ours.moves > theirs.moves {
             self.more_moves += 1;
             if group.narrower(&ours.stateful, &theirs.stateful) {
                 self.more_moves_narrower += 1;
+                FirstDifference::MoreMovesNarrower
             } else if ours.restored < theirs.restored {
                 self.more_moves_less_restored += 1;
+                FirstDifference::MoreMovesLessRestored
+            } else {
+                FirstDifference::MoreMovesUnexplained
             }
+        } else if ours.moves == theirs.moves {
+            FirstDifference::AsManyMoves
+        } else {
+            FirstDifference::FewerMoves
+        };
+        if self.first_difference.is_none() && !same_answer(target, &sticky) {
+            self.first_difference = Some((self.targets, kind));
         }
         Ok(())
     }
+}
+
+/// Whether two answers give every member the same active tasks and the same other copies
+/// (standbys and warm-ups alike; a member one answer leaves out, such as a prober, holds nothing).
+fn same_answer(a: &StreamsGroupAssignment, b: &StreamsGroupAssignment) -> bool {
+    let held = |x: &StreamsGroupAssignment, id: &str| -> (Tasks, Tasks) {
+        let Some(m) = x.members.get(id) else { return Default::default() };
+        let mut copies = m.standby_tasks.clone();
+        for (s, parts) in &m.warmup_tasks {
+            copies.entry(s.clone()).or_default().extend(parts);
+        }
+        let drop_empty = |mut t: Tasks| {
+            t.retain(|_, parts| !parts.is_empty());
+            t
+        };
+        (drop_empty(m.active_tasks.clone()), drop_empty(copies))
+    };
+    a.members.keys().chain(b.members.keys()).all(|id| held(a, id) == held(b, id))
 }
 
 /// A task: sub-topology id and partition.
