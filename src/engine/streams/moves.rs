@@ -20,6 +20,8 @@
 //!    spread too), then those whose new owner restores least. A pair of two kinds is what the
 //!    first pass cannot reach when every process is at its cap and each of the two moves alone
 //!    would cross it.
+//! 3. [`hand_over`], under the caught-up rule only: a pair that cannot be undone because R is
+//!    not caught up on u is undone through a third process that is (t stays on P, u goes there).
 
 use std::collections::BTreeMap;
 
@@ -32,6 +34,9 @@ type Move = ((bool, i64, i64), TaskId, usize, usize);
 
 /// A pair to undo: its rank, P, R, t and u.
 type Pair = ((bool, bool, bool, i64, i64), usize, usize, TaskId, TaskId);
+
+/// A hand-over: its rank, P, R, S, t and u.
+type HandOver = ((bool, i64), usize, usize, usize, TaskId, TaskId);
 
 /// Undoes the swaps of `assignment` (see the module), against the previous owners `input`
 /// names. With `caught_up_only`, u only goes to an R caught up on it (within
@@ -281,22 +286,101 @@ pub(crate) fn keep_previous(assignment: &mut Assignment, input: &AssignmentInput
             }
         }
         let Some((_, t, p, r)) = best else { return };
-        let role = take_role(&mut assignment.clients[p], &t);
-        remove(&mut assignment.clients[r].active_tasks, &t);
-        insert(&mut assignment.clients[p].active_tasks, &t);
-        put_role(&mut assignment.clients[r], &t, role);
-        let (pid, rid) = (assignment.clients[p].process_id, assignment.clients[r].process_id);
-        if role.warmup {
-            for w in assignment.followup.watch_list.iter_mut().filter(|w| w.task_id == t && w.process_id == pid) {
-                w.process_id = rid;
-            }
-        }
+        move_active(assignment, r, p, &t);
         all[p] += 1;
         all[r] -= 1;
         if stateful(&t) {
             held[p] += 1;
             held[r] -= 1;
         }
+    }
+}
+
+/// Moves active `task` from client `from` to client `to`; the copy `to` held of it (standby,
+/// warm-up, spare) goes to `from`, and a warm-up watched on `to` is watched on `from`.
+fn move_active(assignment: &mut Assignment, from: usize, to: usize, task: &TaskId) {
+    let role = take_role(&mut assignment.clients[to], task);
+    remove(&mut assignment.clients[from].active_tasks, task);
+    insert(&mut assignment.clients[to].active_tasks, task);
+    put_role(&mut assignment.clients[from], task, role);
+    let (to_id, from_id) = (assignment.clients[to].process_id, assignment.clients[from].process_id);
+    if role.warmup {
+        for w in assignment.followup.watch_list.iter_mut().filter(|w| w.task_id == *task && w.process_id == to_id) {
+            w.process_id = from_id;
+        }
+    }
+}
+
+/// The three-process form of [`cancel_swaps`] under the caught-up rule. Process P held t and
+/// gains the stateful task u, t goes to R, and R is not caught up on u (nor its previous owner),
+/// so the pair cannot be undone. Then t stays on P and u goes to a third process S that is u's
+/// previous owner or caught up on it, where R may give up a task and S take one within the
+/// balance [`keep_previous`] keeps (each member within one task of every other) and the spread of
+/// stateful tasks per member gets no wider than the assignment's. Each hand-over saves t's move,
+/// and u's too where S is u's previous owner. Hand-overs to u's previous owner go first, then to
+/// the process that lags least on u.
+///
+/// # Complexity
+///
+/// O(hand-overs × blocked pairs × processes).
+pub(crate) fn hand_over(assignment: &mut Assignment, input: &AssignmentInput) {
+    let known = Known::new(assignment, input);
+    let acceptable = input.configs.acceptable_recovery_lag;
+    let stateful = |t: &TaskId| !input.stateless_tasks.contains(t);
+    let caps: BTreeMap<_, u64> = input.clients.iter().map(|c| (c.process_id, u64::from(c.capacity.max(1)))).collect();
+    let caps: Vec<u64> = assignment.clients.iter().map(|c| caps.get(&c.process_id).copied().unwrap_or(1)).collect();
+    let members: u64 = caps.iter().sum::<u64>().max(1);
+    let spread = {
+        let held: Vec<u64> = assignment.clients.iter().map(|c| c.active_tasks.iter().filter(|t| stateful(t)).count() as u64).collect();
+        Loads::new(&held, &caps).spread()
+    };
+    loop {
+        let owner: BTreeMap<&TaskId, usize> =
+            assignment.clients.iter().enumerate().flat_map(|(i, c)| c.active_tasks.iter().map(move |t| (t, i))).collect();
+        let all: Vec<u64> = assignment.clients.iter().map(|c| c.active_tasks.len() as u64).collect();
+        let held: Vec<u64> = assignment.clients.iter().map(|c| c.active_tasks.iter().filter(|t| stateful(t)).count() as u64).collect();
+        let loads = Loads::new(&held, &caps);
+        let total: u64 = all.iter().sum();
+        let (lo, hi) = (total / members, total.div_ceil(members));
+        // The best hand-over: (S is not u's previous owner, S's lag on u), then the first.
+        let mut best: Option<HandOver> = None;
+        for (p, client) in assignment.clients.iter().enumerate() {
+            let gained: Vec<&TaskId> =
+                client.active_tasks.iter().filter(|u| stateful(u) && known.previous.get(*u) != Some(&p)).collect();
+            if gained.is_empty() {
+                continue;
+            }
+            for (t, _) in known.previous.iter().filter(|&(_, &q)| q == p) {
+                let Some(&r) = owner.get(t).filter(|&&r| r != p) else { continue };
+                if all[r] <= caps[r] * lo {
+                    continue;
+                }
+                for &u in &gained {
+                    if known.previous.get(u) == Some(&r) || known.lag(r, u) <= acceptable {
+                        continue; // the pair itself can be undone
+                    }
+                    for s in (0..all.len()).filter(|&s| s != p && s != r && all[s] < caps[s] * hi) {
+                        let back = known.previous.get(u) == Some(&s);
+                        let lag = known.lag(s, u);
+                        if !back && lag > acceptable {
+                            continue;
+                        }
+                        // S gains the stateful u; R loses t, or P does where t is stateless.
+                        let after = loads.spread_after(s, if stateful(t) { r } else { p });
+                        if !fraction_le(after, spread) {
+                            continue;
+                        }
+                        let key = (!back, lag);
+                        if best.as_ref().is_none_or(|b| key < b.0) {
+                            best = Some((key, p, r, s, t.clone(), u.clone()));
+                        }
+                    }
+                }
+            }
+        }
+        let Some((_, p, r, s, t, u)) = best else { return };
+        move_active(assignment, r, p, &t);
+        move_active(assignment, p, s, &u);
     }
 }
 
@@ -401,4 +485,39 @@ pub(super) fn remove(list: &mut Vec<TaskId>, task: &TaskId) -> bool {
 pub(super) fn insert(list: &mut Vec<TaskId>, task: &TaskId) {
     let at = list.partition_point(|t| t < task);
     list.insert(at, task.clone());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{AssignorKind, ClientInput, assign};
+    use crate::wire::ProcessId;
+
+    #[test]
+    fn a_task_that_r_cannot_take_goes_to_a_third_process_caught_up_on_it() {
+        // P (one member) owned t; R (two members) owns a and c; S (two members) owns b and d; u's
+        // owner has left. The target gives u to P and t to R. R has no state of u, S has all of
+        // it, so t goes back to P and u to S: one move fewer, no member above two tasks, the
+        // stateful spread per member still 0.5.
+        let task = |p| TaskId::new(0, p);
+        let (t, u, a, b, c, d) = (task(0), task(1), task(2), task(3), task(4), task(5));
+        let id = |n: u128| ProcessId(uuid::Uuid::from_u128(n));
+        let input = AssignmentInput::new()
+            .with_client(ClientInput::new(id(1), 1).with_owned_active_tasks([t.clone()]))
+            .with_client(ClientInput::new(id(2), 2).with_owned_active_tasks([a.clone(), c.clone()]))
+            .with_client(ClientInput::new(id(3), 2).with_owned_active_tasks([b.clone(), d.clone()]).with_task_offset_sums([(u.clone(), 100_000)]))
+            .with_stateful_tasks((0..6).map(|p| (task(p), 100_000)));
+        let mut assignment = assign(AssignorKind::Optimized, &input).unwrap();
+        let place = [(id(1), vec![u.clone()]), (id(2), vec![t.clone(), a.clone(), c.clone()]), (id(3), vec![b.clone(), d.clone()])];
+        for client in &mut assignment.clients {
+            let (_, tasks) = place.iter().find(|(p, _)| *p == client.process_id).unwrap();
+            (client.active_tasks, client.standby_tasks, client.warmup_tasks, client.spare_tasks) = (tasks.clone(), vec![], vec![], vec![]);
+        }
+        cancel_swaps(&mut assignment, &input, true);
+        assert_eq!(assignment.client(&id(1)).unwrap().active_tasks, std::slice::from_ref(&u), "R is not caught up on u: the pair stays");
+        hand_over(&mut assignment, &input);
+        assert_eq!(assignment.client(&id(1)).unwrap().active_tasks, [t]);
+        assert_eq!(assignment.client(&id(2)).unwrap().active_tasks, [a, c]);
+        assert_eq!(assignment.client(&id(3)).unwrap().active_tasks, [u, b, d]);
+    }
 }

@@ -267,6 +267,7 @@ fn assign_members(
             let mut assignment = OptimizedTaskAssignor.assign(&input)?;
             super::moves::keep_previous(&mut assignment, &input, true);
             super::moves::cancel_swaps(&mut assignment, &input, true);
+            super::moves::hand_over(&mut assignment, &input);
             assignment
         }
     };
