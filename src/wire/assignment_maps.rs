@@ -60,20 +60,29 @@ pub(super) fn resolve_indexed(topics: &[(i32, JavaString)], hosts: &[IndexedHost
     // as integers.
     let mut order: Vec<usize> = (0..names.len()).collect();
     order.sort_unstable_by(|&a, &b| names[a].cmp(&names[b]));
+    // (A name's rank stands for it: the name of any of its slots, `ranked`, is the same text.)
     let mut rank = vec![0u64; names.len()];
+    let mut ranked: Vec<Arc<str>> = vec![names[order[0]].clone()];
     for w in order.windows(2) {
         rank[w[1]] = rank[w[0]] + u64::from(names[w[1]] != names[w[0]]);
+        if rank[w[1]] != rank[w[0]] {
+            ranked.push(names[w[1]].clone());
+        }
     }
     let infos: Vec<HostInfo> = hosts.iter().map(|h| host_info(&h.host, h.port)).collect();
-    let mut sorted: Vec<(u64, usize, i32)> = Vec::new();
+    // A partition as one integer: its name's rank, then the partition with its sign flipped.
+    let mut sorted: Vec<u64> = Vec::new();
     let mut set = |h: &IndexedHostPartitions| -> BTreeSet<TopicPartition> {
         sorted.clear();
         sorted.extend(h.partitions.iter().map(|&(index, partition)| {
             let slot = indexes.position(index).unwrap_or(unknown);
-            ((rank[slot] << 32) | u64::from(partition as u32 ^ 0x8000_0000), slot, partition)
+            (rank[slot] << 32) | u64::from(partition as u32 ^ 0x8000_0000)
         }));
-        sorted.sort_unstable_by_key(|&(key, _, _)| key);
-        sorted.iter().map(|&(_, slot, partition)| TopicPartition { topic: names[slot].clone(), partition }).collect()
+        sorted.sort_unstable();
+        sorted
+            .iter()
+            .map(|&key| TopicPartition { topic: ranked[(key >> 32) as usize].clone(), partition: (key as u32 ^ 0x8000_0000) as i32 })
+            .collect()
     };
     // The hosts in order (a repeated host in wire order, so that the map keeps the last): by the
     // first 8 bytes of the name as one integer, the name and port where those tie.
