@@ -52,6 +52,14 @@ fn assignment(c: &mut Criterion) {
             (info.standby_tasks_map(), info.partitions_by_host(), info.standby_partitions_by_host())
         })
     });
+    // What a member's `on_assignment` reads: the standby map and the hosts (its own endpoint
+    // checked against them), not the host maps' partitions.
+    g.bench_function("decode_member", |b| {
+        b.iter(|| {
+            let info = AssignmentInfo::decode(black_box(&bytes)).unwrap();
+            (info.standby_tasks_map(), info.hosts())
+        })
+    });
     // What `describe` and `watch` read: the active task list and the standby task ids.
     g.bench_function("decode_standby_ids", |b| {
         b.iter(|| {

@@ -17,7 +17,8 @@ java = {j["bench"]: j for j in map(json.loads, filter(None, sys.argv[1].splitlin
 # Java's decode builds its maps as it reads (SubscriptionInfo's task map on the first accessor
 # call); ours reads into the message (wire order kept) and builds the views on demand. Each of
 # our rows is one caller's path, all against Java's one decode: the leader and `describe` read
-# the sorted offset sums, `describe` the standby task ids, a member every map.
+# the sorted offset sums, `describe` the standby task ids, a member the standby map and the
+# hosts; the last row builds every map Java builds.
 rows = [("subscription_decode", "subscription_v11_large/decode_wire_only", "subscription decode"),
         ("subscription_decode", "subscription_v11_large/decode", "  + leader's, describe's view"),
         ("subscription_decode", "subscription_v11_large/decode_btree_map", "  + as a BTreeMap"),
@@ -25,7 +26,8 @@ rows = [("subscription_decode", "subscription_v11_large/decode_wire_only", "subs
         ("assignment_decode", "assignment_v11_large/decode_wire_only", "assignment decode"),
         ("assignment_decode", "assignment_v11_large/decode_standby_ids", "  + standby ids (describe)"),
         ("assignment_decode", "assignment_v11_large/decode_standby_map", "  + standby map"),
-        ("assignment_decode", "assignment_v11_large/decode", "  + every map (member)"),
+        ("assignment_decode", "assignment_v11_large/decode_member", "  + member's on_assignment"),
+        ("assignment_decode", "assignment_v11_large/decode", "  + every map"),
         ("assignment_encode", "assignment_v11_large/encode", "assignment encode")]
 print(f"{'benchmark':24} {'bytes':>7} {'rust µs':>9} {'rust MB/s':>10} {'java µs':>9} {'java MB/s':>10} {'speed-up':>9}")
 for jname, cname, label in rows:

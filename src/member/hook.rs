@@ -283,8 +283,7 @@ impl PartitionAssignorHook for StreamsMember {
         }
         if let Followup::At(_) = followup {
             let own = self.endpoint.as_deref().and_then(|e| HostInfo::from_endpoint(e).ok().flatten());
-            let hosts: BTreeSet<HostInfo> =
-                info.partitions_by_host().into_keys().chain(info.standby_partitions_by_host().into_keys()).collect();
+            let hosts = info.hosts();
             if own.is_some_and(|host| !hosts.is_empty() && !hosts.contains(&host)) {
                 followup = Followup::EndpointMissing;
             }

@@ -15,10 +15,8 @@ const MSG: MessageKind = MessageKind::AssignmentInfo;
 /// `commonlySupportedVersion` of a v1 or v2 assignment, which does not carry the field.
 pub const UNKNOWN_VERSION: i32 = -1;
 
-/// Topic name Java gives a host-map partition whose dictionary index is unknown.
-const UNKNOWN_TOPIC: &str = "null";
-
 pub use super::assignment_parts::{HostMaps, HostPartitions, IndexedHostPartitions, PartitionsByHost, StandbyTask, WirePartition, WirePartitions};
+use super::assignment_maps::{host_info, resolve_indexed};
 use super::assignment_parts::{
     DictionaryIndexes, HostMapsForm, Layout, Strings, Topics, read_indexed_hosts, read_partitions, read_standby_partitions, read_task_id, read_task_ids, read_usual_standby, write_indexed_hosts,
     write_partitions, write_task_id, write_utf,
@@ -378,25 +376,7 @@ impl AssignmentInfo {
 
     /// Standby tasks and their partitions as Java reads them (a repeated task: the last wins).
     pub fn standby_tasks_map(&self) -> BTreeMap<TaskId, BTreeSet<TopicPartition>> {
-        let mut topics = Topics::default();
-        let mut tasks: Vec<(TaskId, BTreeSet<TopicPartition>)> = self
-            .standby_tasks
-            .iter()
-            .map(|s| {
-                let partitions = match &s.partitions[..] {
-                    // A task usually has one input partition: one node, no sort.
-                    [one] => BTreeSet::from([topics.partition(one)]),
-                    many => many.iter().map(|p| topics.partition(p)).collect(),
-                };
-                (s.task.clone(), partitions)
-            })
-            .collect();
-        // Stable (a repeated task: the last wins), by one integer where no task is named; the
-        // map's own sort then finds the order made.
-        if tasks.iter().all(|(t, _)| t.topology.is_none()) {
-            tasks.sort_by_key(|(t, _)| (t.subtopology, t.partition));
-        }
-        tasks.into_iter().collect()
+        super::assignment_maps::standby_tasks_map(&self.standby_tasks)
     }
 
     /// The standby tasks (warm-ups included), sorted and each once: the keys of
@@ -450,6 +430,31 @@ impl AssignmentInfo {
             HostMaps::Dictionary { topics, standby, .. } => resolve_indexed(topics, standby),
         }
     }
+
+    /// Every host of the host maps, active and standby: the keys of
+    /// [`partitions_by_host`](Self::partitions_by_host) and
+    /// [`standby_partitions_by_host`](Self::standby_partitions_by_host) together, without
+    /// building their partition sets (a member checks its own endpoint against them).
+    ///
+    /// ```
+    /// use kstreams_assignor::wire::{AssignmentInfo, HostInfo, TopicPartition};
+    ///
+    /// let (a, b) = (HostInfo::new("host-a", 8080), HostInfo::new("host-b", 8080));
+    /// let info = AssignmentInfo::new(11)
+    ///     .with_partitions_by_host([(b.clone(), [TopicPartition::new("in", 0)].into())].into())
+    ///     .with_standby_partitions_by_host([(a.clone(), [TopicPartition::new("in", 0)].into())].into());
+    /// assert_eq!(info.hosts(), [a, b].into());
+    /// ```
+    pub fn hosts(&self) -> BTreeSet<HostInfo> {
+        // Each host's bytes converted once: a host usually serves active and standby tasks.
+        let mut hosts: Vec<(&JavaString, i32)> = match &*self.host_maps {
+            HostMaps::Plain(hosts) => hosts.iter().map(|h| (&h.host, h.port)).collect(),
+            HostMaps::Dictionary { active, standby, .. } => active.iter().chain(standby).map(|h| (&h.host, h.port)).collect(),
+        };
+        hosts.sort_unstable();
+        hosts.dedup();
+        hosts.into_iter().map(|(host, port)| host_info(host, port)).collect()
+    }
 }
 
 /// The host maps of the last message encoded through it, as bytes, for the next message that
@@ -464,46 +469,6 @@ impl SharedHostMaps {
     fn holds(&self, maps: &Arc<HostMaps>, version: i32) -> bool {
         self.key.as_ref().is_some_and(|(held, v)| Arc::ptr_eq(held, maps) && *v == version)
     }
-}
-
-fn host_info(host: &JavaString, port: i32) -> HostInfo {
-    HostInfo::new(host.to_string_lossy().into_owned(), port)
-}
-
-fn resolve_indexed(topics: &[(i32, JavaString)], hosts: &[IndexedHostPartitions]) -> PartitionsByHost {
-    // One slot per dictionary index, and a last one for an unknown index. A repeated index: the
-    // last entry wins, as in Java's map.
-    let indexes = DictionaryIndexes::of(topics);
-    let unknown = topics.len();
-    let mut names: Vec<Arc<str>> = vec![Arc::from(UNKNOWN_TOPIC); topics.len() + 1];
-    for (index, topic) in topics {
-        if let Some(at) = indexes.position(*index) {
-            names[at] = Arc::from(&*topic.to_string_lossy());
-        }
-    }
-    // Each slot's rank in name order (equal names, equal ranks): a host's partitions then sort
-    // as integers.
-    let mut order: Vec<usize> = (0..names.len()).collect();
-    order.sort_unstable_by(|&a, &b| names[a].cmp(&names[b]));
-    let mut rank = vec![0u64; names.len()];
-    for w in order.windows(2) {
-        rank[w[1]] = rank[w[0]] + u64::from(names[w[1]] != names[w[0]]);
-    }
-    let mut sorted: Vec<(u64, usize, i32)> = Vec::new();
-    hosts
-        .iter()
-        .map(|h| {
-            sorted.clear();
-            sorted.extend(h.partitions.iter().map(|&(index, partition)| {
-                let slot = indexes.position(index).unwrap_or(unknown);
-                ((rank[slot] << 32) | u64::from(partition as u32 ^ 0x8000_0000), slot, partition)
-            }));
-            sorted.sort_unstable_by_key(|&(key, _, _)| key);
-            let partitions =
-                sorted.iter().map(|&(_, slot, partition)| TopicPartition { topic: names[slot].clone(), partition }).collect();
-            (host_info(&h.host, h.port), partitions)
-        })
-        .collect()
 }
 
 fn host_maps_form(maps: &HostMaps) -> HostMapsForm {
@@ -585,10 +550,10 @@ mod tests {
         assert!(checked >= 90, "only {checked} fixtures under {}", dir.display());
     }
 
-    /// The standby task ids are the keys of the standby map: on every fixture, and with tasks
-    /// repeated, out of order, negative and named.
+    /// The standby task ids are the keys of the standby map, the hosts those of the host maps:
+    /// on every fixture, and with tasks repeated, out of order, negative and named.
     #[test]
-    fn the_standby_task_ids_are_the_standby_maps_keys() {
+    fn the_standby_task_ids_and_the_hosts_are_the_maps_keys() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/wire/assignment");
         let versions = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path());
         let mut infos: Vec<AssignmentInfo> = versions
@@ -604,6 +569,8 @@ mod tests {
         infos.push(odd);
         for info in &infos {
             assert_eq!(info.standby_task_ids(), info.standby_tasks_map().into_keys().collect::<Vec<_>>());
+            let hosts: BTreeSet<HostInfo> = info.partitions_by_host().into_keys().chain(info.standby_partitions_by_host().into_keys()).collect();
+            assert_eq!(info.hosts(), hosts);
         }
         assert!(infos.iter().filter(|i| i.standby_tasks.len() > 1).count() >= 3);
     }

@@ -286,7 +286,7 @@ impl Writer {
     /// Appends one `N`-byte record per item, each made by `record`, into space sized once (no
     /// capacity check per field, fixed-size copies).
     #[inline]
-    pub(crate) fn records<const N: usize, T>(&mut self, items: &[T], record: impl Fn(&T) -> [u8; N]) {
+    pub(crate) fn records<const N: usize, T>(&mut self, items: &[T], mut record: impl FnMut(&T) -> [u8; N]) {
         let start = self.buf.len();
         self.buf.resize(start + N * items.len(), 0);
         for (out, item) in self.buf[start..].chunks_exact_mut(N).zip(items) {

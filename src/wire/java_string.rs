@@ -46,7 +46,8 @@ enum Repr {
     Shared(Arc<[u8]>),
 }
 
-/// A short string's bytes, aligned so that a copy moves whole words.
+/// A short string's bytes, aligned so that a copy moves whole words. The bytes past `len` are
+/// zero.
 #[derive(Clone, Copy)]
 #[repr(align(8))]
 struct Inline {
@@ -219,7 +220,8 @@ impl JavaString {
     /// answer `false`).
     pub(crate) fn shares(&self, other: &Self) -> bool {
         match (&self.0, &other.0) {
-            (Repr::Inline(_), Repr::Inline(_)) => self.as_bytes() == other.as_bytes(),
+            // The bytes past the length are zero: the whole arrays compare, as a few words.
+            (Repr::Inline(a), Repr::Inline(b)) => a.len == b.len && a.bytes == b.bytes,
             (Repr::Shared(a), Repr::Shared(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }

@@ -17,6 +17,7 @@
 //! [`Message`] holds any of the four, named by its [`Kind`]: one decode (with the lenience
 //! report), encode and JSON view ([`json`]) for callers that take whichever kind they are given.
 
+mod assignment_maps;
 mod assignment_parts;
 pub(crate) mod codec;
 mod error;

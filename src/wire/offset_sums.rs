@@ -55,7 +55,7 @@ fn unnamed_key(subtopology: i32, partition: i32) -> u64 {
 
 /// The indexes of [`OffsetSums::from_unnamed`]'s entries in task order, the last of equal
 /// tasks kept. `len` is at least 1.
-fn unnamed_order(len: usize, entry: &impl Fn(usize) -> (i32, i32, i64)) -> Vec<u32> {
+pub(super) fn unnamed_order(len: usize, entry: &impl Fn(usize) -> (i32, i32, i64)) -> Vec<u32> {
     let (s0, p0, _) = entry(0);
     let (mut s_min, mut s_max, mut p_min, mut p_max) = (s0, s0, p0, p0);
     for i in 1..len {

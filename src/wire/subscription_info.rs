@@ -342,10 +342,15 @@ impl SubscriptionInfo {
                     head[8..16].copy_from_slice(&e.offset_sum.to_be_bytes());
                     head
                 };
-                if entries.iter().all(|e| e.named_topology.is_none()) {
-                    // 18 bytes each, the null name's length (-1) included.
-                    w.records(entries, head);
-                } else {
+                // 18 bytes each, the null name's length (-1) included, as if no task were named;
+                // written again if one is (found in the same pass).
+                let (start, mut named) = (w.buf.len(), false);
+                w.records(entries, |e| {
+                    named |= e.named_topology.is_some();
+                    head(e)
+                });
+                if named {
+                    w.buf.truncate(start);
                     for e in entries {
                         w.raw(&head(e)[..16]);
                         w.nullable_string_i16("namedTopology", e.named_topology.as_deref())?;

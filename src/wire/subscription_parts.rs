@@ -86,7 +86,19 @@ pub(super) fn read_grouped_sums(r: &mut Reader<'_>) -> Result<Vec<SubtopologyOff
 pub(super) fn read_flat_sums(r: &mut Reader<'_>) -> Result<Vec<TaskOffsetSum>, DecodeError> {
     let n = r.count("taskOffsetSums", 18)?;
     let mut entries = Vec::with_capacity(n);
-    for _ in 0..n {
+    while entries.len() < n {
+        // The usual entry, of no named topology (a null name, length -1): 18 bytes read in place.
+        if let Some(h) = r.rest().first_chunk::<18>().filter(|h| h[16..] == [0xff, 0xff]) {
+            let [s0, s1, s2, s3, p0, p1, p2, p3, o0, o1, o2, o3, o4, o5, o6, o7, _, _] = *h;
+            entries.push(TaskOffsetSum {
+                subtopology: i32::from_be_bytes([s0, s1, s2, s3]),
+                partition: i32::from_be_bytes([p0, p1, p2, p3]),
+                offset_sum: i64::from_be_bytes([o0, o1, o2, o3, o4, o5, o6, o7]),
+                named_topology: None,
+            });
+            r.advance(18);
+            continue;
+        }
         let (subtopology, partition, offset_sum) = match r.chunk::<16>() {
             Some(h) => (
                 i32::from_be_bytes([h[0], h[1], h[2], h[3]]),
