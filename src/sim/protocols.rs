@@ -310,21 +310,19 @@ impl ProtocolComparison {
     /// The scenarios where run `i` moves more active tasks than streams `sticky`, split by why:
     /// `sticky` ends with a wider stateful spread, else how the two runs' first different target
     /// differs ([`FirstDifference`](super::FirstDifference); until that target they are one run).
-    pub fn more_moves_than_sticky(&self, i: usize) -> String {
+    fn more_moves_than_sticky(&self, i: usize) -> String {
         use super::FirstDifference as D;
         let more: Vec<&ProtocolRow> = self.rows.iter().filter(|r| r.runs[i].tasks_moved > r.runs[2].tasks_moved).collect();
         let wider = |r: &&&ProtocolRow| r.runs[2].final_stateful_spread > r.runs[i].final_stateful_spread + 1e-9;
         let rest: Vec<&&ProtocolRow> = more.iter().filter(|r| !wider(r)).collect();
-        let first = |kind: Option<D>| rest.iter().filter(|r| r.runs[i].sticky_on_same_inputs.and_then(|s| s.first_difference).map(|f| f.1) == kind).count();
+        let first_of = |r: &&&ProtocolRow| r.runs[i].sticky_on_same_inputs.and_then(|s| s.first_difference);
+        let of_kind = |kind: Option<D>| rest.iter().filter(move |r| first_of(r).map(|f| f.1) == kind);
+        let first = |kind: Option<D>| of_kind(kind).count();
         let names = |kind: D| -> String {
-            let names: Vec<&str> = rest
-                .iter()
-                .filter(|r| r.runs[i].sticky_on_same_inputs.and_then(|s| s.first_difference).map(|f| f.1) == Some(kind))
-                .map(|r| r.scenario.as_str())
-                .collect();
+            let names: Vec<&str> = of_kind(Some(kind)).map(|r| r.scenario.as_str()).collect();
             if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) }
         };
-        let at_start = rest.iter().filter(|r| r.runs[i].sticky_on_same_inputs.and_then(|s| s.first_difference).is_some_and(|f| f.0 == 1)).count();
+        let at_start = rest.iter().filter(|r| first_of(r).is_some_and(|f| f.0 == 1)).count();
         format!(
             "{} moves more active tasks than S-sticky on {} scenario(s): {} where S-sticky ends with a wider stateful spread; on the other {}, the two runs first part at a target where {} leaves a narrower stateful spread on {}, restores fewer records on {}, moves as many tasks on {}{} (another answer of as few moves; later departures decide which costs more), fewer on {}, none of these on {}{}, never on {}; {} of them part at the starting assignment (made from nothing, no move either way).",
             PROTOCOL_RUNS[i],

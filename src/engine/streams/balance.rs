@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::engine::optimized::quotas::sticky_quotas;
 use crate::engine::{Assignment, AssignmentInput};
-use super::moves::{insert, lag, put_role, remove, take_role};
+use super::moves::{insert, lag, member_counts, put_role, remove, take_role};
 use crate::wire::TaskId;
 
 /// Moves active tasks from the processes above their quota to those below it, the quotas being
@@ -30,8 +30,7 @@ use crate::wire::TaskId;
 ///
 /// O(moves × (processes + tasks of the source)), plus the engine's quotas.
 pub(crate) fn balance_processes(assignment: &mut Assignment, input: &AssignmentInput) {
-    let capacity: BTreeMap<_, u64> = input.clients.iter().map(|c| (c.process_id, u64::from(c.capacity.max(1)))).collect();
-    let caps: Vec<u64> = assignment.clients.iter().map(|c| capacity.get(&c.process_id).copied().unwrap_or(1)).collect();
+    let caps = member_counts(assignment, input);
     let n = caps.len();
     let stateless = |t: &TaskId| input.stateless_tasks.contains(t);
     let count = |a: &Assignment, of: &dyn Fn(&TaskId) -> bool| -> Vec<usize> {

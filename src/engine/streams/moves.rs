@@ -50,9 +50,8 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
     let (previous, lag) = (&known.previous, |i: usize, t: &TaskId| known.lag(i, t));
     let acceptable = input.configs.acceptable_recovery_lag;
     let stateful = |t: &TaskId| !input.stateless_tasks.contains(t);
-    let caps: BTreeMap<_, u64> = input.clients.iter().map(|c| (c.process_id, u64::from(c.capacity.max(1)))).collect();
-    let caps: Vec<u64> = assignment.clients.iter().map(|c| caps.get(&c.process_id).copied().unwrap_or(1)).collect();
-    let held = |a: &Assignment| -> Vec<u64> { a.clients.iter().map(|c| c.active_tasks.iter().filter(|t| stateful(t)).count() as u64).collect() };
+    let caps = member_counts(assignment, input);
+    let held = |a: &Assignment| stateful_counts(a, input);
     // A pair of a stateful and a stateless task moves a stateful task between P and R: allowed
     // where the spread of stateful loads per member gets no wider than the assignment's now.
     let spread = Loads::new(&held(assignment), &caps).spread();
@@ -184,8 +183,7 @@ fn below(a: (u64, u64), b: (u64, u64)) -> bool {
 ///
 pub(crate) fn keep_previous(assignment: &mut Assignment, input: &AssignmentInput, caught_up_only: bool) {
     let known = Known::new(assignment, input);
-    let caps: BTreeMap<_, u64> = input.clients.iter().map(|c| (c.process_id, u64::from(c.capacity.max(1)))).collect();
-    let caps: Vec<u64> = assignment.clients.iter().map(|c| caps.get(&c.process_id).copied().unwrap_or(1)).collect();
+    let caps = member_counts(assignment, input);
     let n = caps.len();
     let members: u64 = caps.iter().sum::<u64>().max(1);
     let stateful = |t: &TaskId| !input.stateless_tasks.contains(t);
@@ -296,6 +294,17 @@ pub(crate) fn keep_previous(assignment: &mut Assignment, input: &AssignmentInput
     }
 }
 
+/// Each client's process's members (its capacity, at least 1), in the assignment's order.
+pub(super) fn member_counts(assignment: &Assignment, input: &AssignmentInput) -> Vec<u64> {
+    let capacity: BTreeMap<_, u64> = input.clients.iter().map(|c| (c.process_id, u64::from(c.capacity.max(1)))).collect();
+    assignment.clients.iter().map(|c| capacity.get(&c.process_id).copied().unwrap_or(1)).collect()
+}
+
+/// Each client's stateful active tasks, in the assignment's order.
+fn stateful_counts(assignment: &Assignment, input: &AssignmentInput) -> Vec<u64> {
+    assignment.clients.iter().map(|c| c.active_tasks.iter().filter(|t| !input.stateless_tasks.contains(*t)).count() as u64).collect()
+}
+
 /// Moves active `task` from client `from` to client `to`; the copy `to` held of it (standby,
 /// warm-up, spare) goes to `from`, and a warm-up watched on `to` is watched on `from`.
 fn move_active(assignment: &mut Assignment, from: usize, to: usize, task: &TaskId) {
@@ -327,18 +336,14 @@ pub(crate) fn hand_over(assignment: &mut Assignment, input: &AssignmentInput) {
     let known = Known::new(assignment, input);
     let acceptable = input.configs.acceptable_recovery_lag;
     let stateful = |t: &TaskId| !input.stateless_tasks.contains(t);
-    let caps: BTreeMap<_, u64> = input.clients.iter().map(|c| (c.process_id, u64::from(c.capacity.max(1)))).collect();
-    let caps: Vec<u64> = assignment.clients.iter().map(|c| caps.get(&c.process_id).copied().unwrap_or(1)).collect();
+    let caps = member_counts(assignment, input);
     let members: u64 = caps.iter().sum::<u64>().max(1);
-    let spread = {
-        let held: Vec<u64> = assignment.clients.iter().map(|c| c.active_tasks.iter().filter(|t| stateful(t)).count() as u64).collect();
-        Loads::new(&held, &caps).spread()
-    };
+    let spread = Loads::new(&stateful_counts(assignment, input), &caps).spread();
     loop {
         let owner: BTreeMap<&TaskId, usize> =
             assignment.clients.iter().enumerate().flat_map(|(i, c)| c.active_tasks.iter().map(move |t| (t, i))).collect();
         let all: Vec<u64> = assignment.clients.iter().map(|c| c.active_tasks.len() as u64).collect();
-        let held: Vec<u64> = assignment.clients.iter().map(|c| c.active_tasks.iter().filter(|t| stateful(t)).count() as u64).collect();
+        let held = stateful_counts(assignment, input);
         let loads = Loads::new(&held, &caps);
         let total: u64 = all.iter().sum();
         let (lo, hi) = (total / members, total.div_ceil(members));
