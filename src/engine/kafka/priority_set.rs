@@ -144,6 +144,10 @@ pub(crate) struct JavaPrioritySet {
     uncrowded_capacities: Vec<bool>,
     starts: Vec<usize>,
     sorted: Vec<Client>,
+    /// `marks[c] == mark` for the candidates of the current poll (see
+    /// [`poll_among`](Self::poll_among)).
+    marks: Vec<u32>,
+    mark: u32,
 }
 
 impl JavaPrioritySet {
@@ -167,6 +171,8 @@ impl JavaPrioritySet {
             uncrowded_capacities,
             starts: Vec::new(),
             sorted: Vec::new(),
+            marks: vec![0; n],
+            mark: 0,
         }
     }
 
@@ -213,36 +219,33 @@ impl JavaPrioritySet {
 
     /// `PriorityQueue.siftDown` of key `x` from slot `k`.
     ///
-    /// Java walks down the path of smaller children and stops at the first one `x` does not
-    /// exceed. The path does not depend on `x`, so it is found first, without a branch per level
-    /// (the choice of child is a conditional move); then the stop is the first slot of the path
-    /// whose key `x` does not exceed, and the keys above it move up one slot, as in Java.
-    fn sift_down(&mut self, k: usize, x: u128) {
+    /// Java's loop: walk down the path of smaller children, moving each one up a slot, until
+    /// `x` does not exceed the smaller child. The choice of child is a conditional move, not a
+    /// branch (it is unpredictable); the stop is a branch that is taken once.
+    fn sift_down(&mut self, mut k: usize, x: u128) {
         let heap = &mut self.heap[..];
         let n = heap.len();
-        let mut path = [0usize; usize::BITS as usize];
-        let mut len = 0;
-        let mut at = k;
         // Slots with two children.
-        while 2 * at + 2 < n {
-            let left = 2 * at + 1;
-            at = left + usize::from(heap[left] > heap[left + 1]);
-            path[len] = at;
-            len += 1;
+        while 2 * k + 2 < n {
+            let left = 2 * k + 1;
+            let c = left + usize::from(heap[left] > heap[left + 1]);
+            let key = heap[c];
+            if x <= key {
+                heap[k] = x;
+                return;
+            }
+            heap[k] = key;
+            k = c;
         }
         // A last slot with only a left child.
-        if 2 * at + 2 == n {
-            at = 2 * at + 1;
-            path[len] = at;
-            len += 1;
+        if 2 * k + 2 == n {
+            let c = 2 * k + 1;
+            if x > heap[c] {
+                heap[k] = heap[c];
+                k = c;
+            }
         }
-        let stop = path[..len].iter().position(|&c| x <= heap[c]).unwrap_or(len);
-        let mut hole = k;
-        for &c in &path[..stop] {
-            heap[hole] = heap[c];
-            hole = c;
-        }
-        heap[hole] = x;
+        heap[k] = x;
     }
 
     /// `PriorityQueue.poll`.
@@ -328,10 +331,25 @@ impl JavaPrioritySet {
             self.rejected = rejected;
             return None;
         }
+        // A popped client that is not a candidate is rejected without asking `accept`.
+        let mark = match candidates {
+            Some(candidates) => {
+                self.mark = self.mark.wrapping_add(1);
+                if self.mark == 0 {
+                    self.marks.fill(0);
+                    self.mark = 1;
+                }
+                for &c in candidates {
+                    self.marks[c] = self.mark;
+                }
+                Some(self.mark)
+            }
+            None => None,
+        };
         let mut found = None;
         while let Some(c) = self.queue_poll() {
             self.queued[c] = false;
-            if accept(c) {
+            if mark.is_none_or(|m| self.marks[c] == m) && accept(c) {
                 found = Some(c);
                 break;
             }
