@@ -148,6 +148,12 @@ pub(crate) struct JavaPrioritySet {
     /// [`poll_among`](Self::poll_among)).
     marks: Vec<u32>,
     mark: u32,
+    /// Entry `j`, once needed: every client, ordered by bucket in a table of capacity `16 << j`
+    /// (then by client), for [`hash_set_order`](Self::hash_set_order) on large sets.
+    by_bucket: Vec<Vec<Client>>,
+    /// `positions[c] = position_base + i` for the `i`th client of the set being ordered.
+    positions: Vec<u32>,
+    position_base: u32,
 }
 
 impl JavaPrioritySet {
@@ -173,6 +179,9 @@ impl JavaPrioritySet {
             sorted: Vec::new(),
             marks: vec![0; n],
             mark: 0,
+            by_bucket: Vec::new(),
+            positions: vec![0; n],
+            position_base: 0,
         }
     }
 
@@ -415,7 +424,17 @@ impl JavaPrioritySet {
                 .collect();
             return;
         }
-        // A stable counting sort by bucket.
+        let level = levels.len() - 1;
+        if self.hashes.len() <= capacity + k {
+            self.order_by_bucket_scan(clients, level);
+        } else {
+            self.order_by_counting_sort(clients, capacity);
+        }
+    }
+
+    /// Orders `clients` by bucket of a table of capacity `capacity`, stably (a counting sort):
+    /// O(capacity + k) for k clients.
+    fn order_by_counting_sort(&mut self, clients: &mut Vec<Client>, capacity: usize) {
         let mask = capacity - 1;
         let mut starts = std::mem::take(&mut self.starts);
         starts.clear();
@@ -428,7 +447,7 @@ impl JavaPrioritySet {
         }
         let mut sorted = std::mem::take(&mut self.sorted);
         sorted.clear();
-        sorted.resize(k, 0);
+        sorted.resize(clients.len(), 0);
         for &c in clients.iter() {
             let b = self.hashes[c] as u32 as usize & mask;
             sorted[starts[b]] = c;
@@ -437,6 +456,58 @@ impl JavaPrioritySet {
         std::mem::swap(clients, &mut sorted);
         self.sorted = sorted;
         self.starts = starts;
+    }
+
+    /// Orders `clients` as [`order_by_counting_sort`](Self::order_by_counting_sort) does, for a
+    /// table of capacity `16 << level`, by walking every client in that table's bucket order and
+    /// keeping those in the set: O(n) for n clients, no table to clear or sum, for sets that are
+    /// a large part of all clients.
+    fn order_by_bucket_scan(&mut self, clients: &mut Vec<Client>, level: usize) {
+        let mask = (16usize << level) - 1;
+        let n = self.hashes.len();
+        while self.by_bucket.len() <= level {
+            let m = (16usize << self.by_bucket.len()) - 1;
+            let mut order: Vec<Client> = (0..n).collect();
+            order.sort_by_key(|&c| (self.hashes[c] as u32 as usize & m, c));
+            self.by_bucket.push(order);
+        }
+        let k = clients.len() as u32;
+        if self.position_base.checked_add(k + 1).is_none() {
+            self.positions.fill(0);
+            self.position_base = 0;
+        }
+        // Positions above `base` mark this set's clients, in insertion order.
+        let base = self.position_base;
+        for (i, &c) in clients.iter().enumerate() {
+            self.positions[c] = base + 1 + i as u32;
+        }
+        self.position_base = base + k + 1;
+        let positions = &self.positions;
+        let hashes = &self.hashes;
+        // Kept without a branch (whether a client is in the set is a coin toss for the
+        // predictor): every client is written, the count moves past the set's.
+        clients.clear();
+        clients.resize(n, 0);
+        let mut len = 0;
+        for &c in &self.by_bucket[level] {
+            clients[len] = c;
+            len += usize::from(positions[c] > base);
+        }
+        clients.truncate(len);
+        // Within a bucket, insertion order (the scan gave client order); buckets of two or more
+        // are rare.
+        let bucket = |c: Client| hashes[c] as u32 as usize & mask;
+        let mut start = 0;
+        while start + 1 < len {
+            let b = bucket(clients[start]);
+            if bucket(clients[start + 1]) != b {
+                start += 1;
+                continue;
+            }
+            let end = start + 2 + clients[start + 2..].iter().take_while(|&&c| bucket(c) == b).count();
+            clients[start..end].sort_unstable_by_key(|&c| positions[c]);
+            start = end;
+        }
     }
 }
 
@@ -479,5 +550,33 @@ mod tests {
         let mut set = JavaPrioritySet::new(pids, vec![0.0; 4]);
         set.hash_set_order(&mut order);
         assert_eq!(order, [3, 2, 1, 0]);
+    }
+
+    #[test]
+    fn both_bucket_orders_are_java_hash_set_order() {
+        let mut rng = crate::rng::Rng::new(7);
+        for n in [1usize, 5, 20, 100, 250, 700] {
+            let mut pids: Vec<ProcessId> = (0..n).map(|_| rng.process_id()).collect();
+            pids.sort_by(cmp_process_ids);
+            let mut set = JavaPrioritySet::new(pids.clone(), vec![0.0; n]);
+            for _ in 0..40 {
+                let k = rng.range(0, n as i64) as usize;
+                // The first k of a shuffle of every client.
+                let mut clients: Vec<Client> = (0..n).collect();
+                for i in 0..k {
+                    let j = rng.range(i as i64, n as i64 - 1) as usize;
+                    clients.swap(i, j);
+                }
+                clients.truncate(k);
+                let mut java: JavaHashSet<ProcessId> = JavaHashSet::new();
+                for &c in &clients {
+                    java.add(pids[c]);
+                }
+                let expected: Vec<ProcessId> = java.keys().copied().collect();
+                set.hash_set_order(&mut clients);
+                let got: Vec<ProcessId> = clients.iter().map(|&c| pids[c]).collect();
+                assert_eq!(got, expected, "n = {n}, k = {k}");
+            }
+        }
     }
 }
