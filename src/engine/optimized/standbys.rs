@@ -75,8 +75,6 @@ pub(super) fn place_standbys(
         holder_list[holder_starts[t]..holder_starts[t + 1]].sort_unstable_by_key(|&(c, _)| c);
     }
     let holders = |t: Task| &holder_list[holder_starts[t as usize]..holder_starts[t as usize + 1]];
-    // From here on, per stateful task (by position) rather than for all tasks.
-    let actives: Vec<Option<Client>> = tasks.iter().map(|&t| active_on[t as usize]).collect();
     drop(active_on);
     let mut claims: Vec<usize> = targets.to_vec();
     holder_list.iter().for_each(|&(c, _)| claims[c] += 1);
@@ -92,7 +90,7 @@ pub(super) fn place_standbys(
     let edges = |add: &mut dyn FnMut(usize, usize, i64, i64)| {
         for (k, &t) in tasks.iter().enumerate() {
             add(source, task_node(k), wanted as i64, 0);
-            let pending_target = target_of[t as usize].filter(|&d| actives[k] != Some(d) && !holders(t).iter().any(|&(c, _)| c == d));
+            let pending_target = target_of[t as usize].filter(|&d| !placement.has_active(d, t) && !holders(t).iter().any(|&(c, _)| c == d));
             // A caught-up copy costs 0, any other copy and the pending target 1.
             for (c, caught_up) in holders(t).iter().copied().chain(pending_target.map(|d| (d, false))) {
                 add(task_node(k), client_node(c), 1, i64::from(!caught_up));
@@ -117,17 +115,21 @@ pub(super) fn place_standbys(
     let mut kept: Vec<(u32, u32)> = Vec::new();
     let mut units: Vec<i64> = Vec::with_capacity(n);
     let mut wants: Vec<i64> = Vec::with_capacity(tasks.len());
-    let is_task = |v: usize| (task_node(0)..client_node(0)).contains(&v);
-    for e in network.edges() {
-        if is_task(e.from) && e.to == pool {
-            wants.push(e.flow);
-        } else if is_task(e.from) && e.to >= client_node(0) && e.flow > 0 {
-            kept.push(((e.from - task_node(0)) as u32, (e.to - client_node(0)) as u32));
-        } else if e.from == pool {
-            units.push(e.flow);
-        }
+    for k in 0..tasks.len() {
+        network.for_each_edge_from(task_node(k), |e| {
+            if e.to == pool {
+                wants.push(e.flow);
+            } else if e.flow > 0 {
+                kept.push((k as u32, (e.to - client_node(0)) as u32));
+            }
+        });
     }
+    network.for_each_edge_from(pool, |e| units.push(e.flow));
     drop(network);
+    // Each stateful task's active (by position), for the deal: read once the network is freed.
+    let active_on = placement.active_clients(model.tasks.len());
+    let actives: Vec<Option<Client>> = tasks.iter().map(|&t| active_on[t as usize]).collect();
+    drop(active_on);
     let mut chosen: Vec<Vec<Client>> = vec![Vec::new(); tasks.len()];
     for (k, c) in kept {
         chosen[k as usize].push(c as Client);
