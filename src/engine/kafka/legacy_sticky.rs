@@ -165,7 +165,7 @@ impl<'a, 'm> Sticky<'a, 'm> {
 
         // Pass 1: previous active owners, in HashMap order.
         let model = self.model;
-        let task_id = |t: Task| &model.tasks[t as usize];
+        let task_id = |t: Task| model.tasks[t as usize];
         let mut assigned: JavaHashSet<&TaskId> = JavaHashSet::new();
         let previous: Vec<(Task, Client)> = self
             .previous_active
