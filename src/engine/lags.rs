@@ -62,7 +62,9 @@ impl LagIndex {
         let n = model.num_clients();
         let mut caught_up_count = vec![0u32; tasks];
         let mut others_caught_up = vec![false; tasks];
-        let mut exceptions = Vec::new();
+        // At most one exception per report: reserved at once rather than grown by doubling
+        // (the unused part is never touched, and is given back below).
+        let mut exceptions = Vec::with_capacity(report_starts[tasks] as usize);
         let mut exception_starts = vec![0u32; tasks + 1];
         let mut next = 0;
         for t in 0..tasks {
@@ -83,6 +85,11 @@ impl LagIndex {
         }
         exceptions.shrink_to_fit();
         Self { reported, report_starts, caught_up_count, others_caught_up, exceptions, exception_starts, num_clients: n }
+    }
+
+    /// The number of offset sums reported for stateful tasks, over all tasks and clients.
+    pub(crate) fn report_count(&self) -> usize {
+        self.reported.len()
     }
 
     fn exceptions(&self, t: Task) -> &[Client] {

@@ -112,7 +112,7 @@ pub(super) fn place_standbys(
     // then the units of the shared node: task → shared node per task, shared node → client per
     // client. The copies are read as (task, client) pairs first, and listed per task once the
     // network is freed.
-    let mut kept: Vec<(u32, u32)> = Vec::new();
+    let mut kept: Vec<(u32, u32)> = Vec::with_capacity(tasks.len() * wanted);
     let mut units: Vec<i64> = Vec::with_capacity(n);
     let mut wants: Vec<i64> = Vec::with_capacity(tasks.len());
     for k in 0..tasks.len() {

@@ -133,12 +133,19 @@ pub(super) fn target_costs(
     // counts as none).
     let internal = |_| AssignError::Internal("optimized assignor: target costs");
     let mut costs = SparseCosts::new(class_of.clone()).map_err(internal)?;
+    // The lists below are reserved at their largest (a task's candidates are at most its
+    // reporters, its owner and its round-robin client) rather than grown by doubling: the
+    // pages never written are never resident, and no copies are left behind as freed blocks.
+    let most_candidates = lags.report_count() + 2 * tasks.len();
+    costs.reserve(tasks.len(), most_candidates);
     let (mut class_costs, mut candidates, mut listed) = (Vec::new(), Vec::new(), Vec::new());
     // The same costs split as (movements and warm-ups, restore time), without the tie, for the
     // sub-topology trades: per task its candidates' and then its classes'.
     let classes = first_of_class.len();
     let class_index: Vec<u32> = class_of.iter().map(|&r| r as u32).collect();
-    let mut split = SplitCosts { classes, class_of: class_index, entries: Vec::new(), starts: vec![0] };
+    let mut split = SplitCosts { classes, class_of: class_index, entries: Vec::new(), starts: Vec::with_capacity(tasks.len() + 1) };
+    split.entries.reserve(tasks.len() * classes + most_candidates);
+    split.starts.push(0);
     let position = |len: usize| u32::try_from(len).map_err(|_| AssignError::Internal("optimized assignor: target costs"));
     for (k, &t) in tasks.iter().enumerate() {
         let unreported = model.unreported_lag(t);
