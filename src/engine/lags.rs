@@ -13,9 +13,9 @@ use super::task_lag::TaskLag;
 #[derive(Debug)]
 pub(crate) struct LagIndex {
     /// Task `t`'s reporters are `reported[report_starts[t]..report_starts[t + 1]]`: the clients
-    /// that reported it, sorted by (lag, client).
+    /// that reported it, sorted by (lag, client). (Positions are `u32`s: 4 bytes a task.)
     reported: Vec<(i64, Client)>,
-    report_starts: Vec<usize>,
+    report_starts: Vec<u32>,
     /// Per task: the number of caught-up clients.
     caught_up_count: Vec<u32>,
     /// Per task: whether the clients that did not report it are caught up.
@@ -23,7 +23,7 @@ pub(crate) struct LagIndex {
     /// Task `t`'s exceptions are `exceptions[exception_starts[t]..exception_starts[t + 1]]`: the
     /// reporters whose caught-up state differs from the others', sorted.
     exceptions: Vec<Client>,
-    exception_starts: Vec<usize>,
+    exception_starts: Vec<u32>,
     num_clients: usize,
 }
 
@@ -35,7 +35,7 @@ impl LagIndex {
         let acceptable_recovery_lag = model.input.configs.acceptable_recovery_lag;
         let tasks = model.tasks.len();
         // Counts, then a prefix sum, then each client's reports in its task's range.
-        let mut report_starts = vec![0usize; tasks + 1];
+        let mut report_starts = vec![0u32; tasks + 1];
         for client in &model.clients {
             for &t in client.reported.keys() {
                 if model.stateful[t as usize] {
@@ -44,16 +44,16 @@ impl LagIndex {
             }
         }
         for t in 0..tasks {
-            report_starts[t + 1] += report_starts[t];
+            report_starts[t + 1] = report_starts[t + 1].checked_add(report_starts[t]).expect("LagIndex: 2^32 reported offset sums or more");
         }
         let mut fill = report_starts[..tasks].to_vec();
-        let mut reported = vec![(0i64, 0 as Client); report_starts[tasks]];
+        let mut reported = vec![(0i64, 0 as Client); report_starts[tasks] as usize];
         for (c, client) in model.clients.iter().enumerate() {
             for (&t, &sum) in &client.reported {
                 if model.stateful[t as usize] {
                     // `Model::lag` of `c` on `t`, from the offset sum at hand.
                     let lag = TaskLag::compute(Some(sum), model.end_offset_sums[t as usize]).0;
-                    reported[fill[t as usize]] = (lag, c);
+                    reported[fill[t as usize] as usize] = (lag, c);
                     fill[t as usize] += 1;
                 }
             }
@@ -62,12 +62,14 @@ impl LagIndex {
         let n = model.num_clients();
         let mut caught_up_count = vec![0u32; tasks];
         let mut others_caught_up = vec![false; tasks];
-        let mut exceptions = Vec::new();
-        let mut exception_starts = vec![0usize; tasks + 1];
+        // At most one exception per report: reserved at once rather than grown by doubling
+        // (the unused part is never touched, and is given back below).
+        let mut exceptions = Vec::with_capacity(report_starts[tasks] as usize);
+        let mut exception_starts = vec![0u32; tasks + 1];
         let mut next = 0;
         for t in 0..tasks {
             if model.stateful[t] {
-                let list = &mut reported[report_starts[t]..report_starts[t + 1]];
+                let list = &mut reported[report_starts[t] as usize..report_starts[t + 1] as usize];
                 list.sort_unstable();
                 let caught_up = |lag: i64| TaskLag(lag).is_caught_up(acceptable_recovery_lag);
                 let reporters = list.iter().filter(|(lag, _)| caught_up(*lag)).count();
@@ -76,7 +78,8 @@ impl LagIndex {
                 let from = exceptions.len();
                 exceptions.extend(list.iter().filter(|(lag, _)| caught_up(*lag) != others_caught_up[t]).map(|&(_, c)| c));
                 exceptions[from..].sort_unstable();
-                next = exceptions.len();
+                // At most one exception per report, so this fits as `report_starts` does.
+                next = exceptions.len() as u32;
             }
             exception_starts[t + 1] = next;
         }
@@ -84,8 +87,13 @@ impl LagIndex {
         Self { reported, report_starts, caught_up_count, others_caught_up, exceptions, exception_starts, num_clients: n }
     }
 
+    /// The number of offset sums reported for stateful tasks, over all tasks and clients.
+    pub(crate) fn report_count(&self) -> usize {
+        self.reported.len()
+    }
+
     fn exceptions(&self, t: Task) -> &[Client] {
-        &self.exceptions[self.exception_starts[t as usize]..self.exception_starts[t as usize + 1]]
+        &self.exceptions[self.exception_starts[t as usize] as usize..self.exception_starts[t as usize + 1] as usize]
     }
 
     /// Whether client `c` is caught up on task `t` (lag `-2`, an unbounded acceptable lag, or
@@ -107,7 +115,7 @@ impl LagIndex {
 
     /// The clients that reported an offset sum for `t`, with their lags, sorted by (lag, client).
     pub(crate) fn reporters(&self, t: Task) -> &[(i64, Client)] {
-        &self.reported[self.report_starts[t as usize]..self.report_starts[t as usize + 1]]
+        &self.reported[self.report_starts[t as usize] as usize..self.report_starts[t as usize + 1] as usize]
     }
 
     /// [`Model::lag`] of client `c` on stateful task `t`, read from `t`'s reporters (where `c` is

@@ -35,8 +35,8 @@ pub(crate) struct ClientModel<'a> {
 pub(crate) struct Model<'a> {
     pub(crate) input: &'a AssignmentInput,
     pub(crate) clients: Vec<ClientModel<'a>>,
-    /// All tasks in Java order.
-    pub(crate) tasks: Vec<TaskId>,
+    /// All tasks in Java order: the input's own ids (no copies).
+    pub(crate) tasks: Vec<&'a TaskId>,
     /// Task id → task index, keyed by the input's own ids (no copies).
     pub(crate) task_index: rustc_hash::FxHashMap<&'a TaskId, Task>,
     pub(crate) stateful: Vec<bool>,
@@ -67,7 +67,7 @@ impl<'a> Model<'a> {
         let stateful_ids = input.stateful_tasks.iter().map(|t| (t, true));
         let mut sorted: Vec<(&'a TaskId, bool)> = stateful_ids.chain(input.stateless_tasks.iter().map(|t| (t, false))).collect();
         sorted.sort_by(|a, b| cmp_task_ids(a.0, b.0));
-        let tasks: Vec<TaskId> = sorted.iter().map(|&(t, _)| t.clone()).collect();
+        let tasks: Vec<&'a TaskId> = sorted.iter().map(|&(t, _)| t).collect();
         let task_index: rustc_hash::FxHashMap<&'a TaskId, Task> = sorted.iter().enumerate().map(|(i, &(t, _))| (t, i as Task)).collect();
         let stateful: Vec<bool> = sorted.iter().map(|&(_, s)| s).collect();
         drop(sorted);

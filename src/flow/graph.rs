@@ -392,14 +392,18 @@ impl Network {
             return Err(e);
         }
         let pass = |emit: &mut dyn FnMut(Edge)| edges(&mut |from, to, capacity, cost| emit(Edge { from, to, capacity, cost, flow: 0 }));
-        let residual = if narrow { Arcs::Narrow(Residual::from_fn(node_count, pass)?) } else { Arcs::Wide(Residual::from_fn(node_count, pass)?) };
+        let residual = if narrow {
+            Arcs::Narrow(Residual::from_fn(node_count, pass, false)?)
+        } else {
+            Arcs::Wide(Residual::from_fn(node_count, pass, false)?)
+        };
         Ok(Self { node_count, residual })
     }
 
     /// Sends exactly `required` units from `source` to `sink` at the least total cost, as
     /// [`Graph::min_cost_flow`] does (same complexity); returns [`FlowError::Infeasible`] if the
     /// network cannot carry them. Afterwards the searches' scratch space is freed: only
-    /// [`edges`](Self::edges) is left to read.
+    /// [`for_each_edge_from`](Self::for_each_edge_from) is left to read.
     pub(crate) fn min_cost_flow(&mut self, source: usize, sink: usize, required: i64) -> Result<(), FlowError> {
         Graph::new(self.node_count).check_terminals(source, sink)?;
         if required < 0 {
@@ -415,11 +419,13 @@ impl Network {
         Ok(())
     }
 
-    /// The edges in the order they were passed, with their flows.
-    pub(crate) fn edges(&self) -> Box<dyn Iterator<Item = Edge> + '_> {
+    /// Calls `f` with each edge leaving node `v`, in the order they were passed, with its flow.
+    /// (The edges are read per node: the network keeps no list of them by edge, which would
+    /// take 4 bytes an edge.)
+    pub(crate) fn for_each_edge_from(&self, v: usize, f: impl FnMut(Edge)) {
         match &self.residual {
-            Arcs::Narrow(r) => Box::new(r.edges()),
-            Arcs::Wide(r) => Box::new(r.edges()),
+            Arcs::Narrow(r) => r.for_each_edge_from(v, f),
+            Arcs::Wide(r) => r.for_each_edge_from(v, f),
         }
     }
 }

@@ -111,8 +111,12 @@ pub(crate) struct Residual<A: ArcForm = Arc> {
     /// Arcs of node `v` are `first[v]..first[v + 1]`.
     first: Vec<u32>,
     arcs: Vec<A>,
-    /// Edge id → position of its forward arc.
+    /// Edge id → position of its forward arc (empty where the network was built without it,
+    /// [`from_fn`](Self::from_fn) with `by_edge` false).
     forward: Vec<u32>,
+    /// Bit `p` set where arc `p` is a forward arc (empty where `forward` is kept): the edges
+    /// leaving a node are read from its own arcs ([`for_each_edge_from`](Self::for_each_edge_from)).
+    forward_bits: Vec<u64>,
     potential: Vec<i64>,
     /// Inflow − outflow beyond the caller's flow: > 0 surplus, < 0 deficit.
     excess: Vec<i64>,
@@ -132,14 +136,18 @@ pub(crate) struct Residual<A: ArcForm = Arc> {
 
 impl<A: ArcForm> Residual<A> {
     pub(crate) fn new(n: usize, edges: &[Edge]) -> Result<Self, FlowError> {
-        Self::from_fn(n, |emit| edges.iter().for_each(|&e| emit(e)))
+        Self::from_fn(n, |emit| edges.iter().for_each(|&e| emit(e)), true)
     }
 
     /// The residual network of the edges `edges` passes to its argument, in that order (with
     /// their flows), without holding them in a list: `edges` runs twice, once to count each
     /// node's arcs and once to fill them in, and must pass the same edges both times. The
     /// edges are taken as valid (nodes below `n`, `0 ≤ flow ≤ capacity`): the caller checks.
-    pub(crate) fn from_fn(n: usize, edges: impl Fn(&mut dyn FnMut(Edge))) -> Result<Self, FlowError> {
+    ///
+    /// With `by_edge`, each edge's forward arc is listed by edge id (4 bytes an edge), for
+    /// [`into_edges`](Self::into_edges); without, only a bit per arc marks the forward ones, and
+    /// the edges are read per tail node ([`for_each_edge_from`](Self::for_each_edge_from)).
+    pub(crate) fn from_fn(n: usize, edges: impl Fn(&mut dyn FnMut(Edge)), by_edge: bool) -> Result<Self, FlowError> {
         if u32::try_from(n).is_err() {
             return Err(FlowError::Overflow);
         }
@@ -159,7 +167,9 @@ impl<A: ArcForm> Residual<A> {
         }
         let mut fill = first.clone();
         let mut arcs = vec![A::default(); 2 * m];
-        let mut forward = Vec::with_capacity(m);
+        let mut forward = Vec::with_capacity(if by_edge { m } else { 0 });
+        let mut forward_bits = if by_edge { Vec::new() } else { vec![0u64; (2 * m).div_ceil(64)] };
+        let mut filled = 0usize;
         edges(&mut |e| {
             let p = fill[e.from] as usize;
             fill[e.from] += 1;
@@ -167,15 +177,21 @@ impl<A: ArcForm> Residual<A> {
             fill[e.to] += 1;
             arcs[p] = A::new(e.to as u32, q as u32, e.capacity - e.flow, e.cost);
             arcs[q] = A::new(e.from as u32, p as u32, e.flow, -e.cost);
-            forward.push(p as u32);
+            if by_edge {
+                forward.push(p as u32);
+            } else {
+                forward_bits[p / 64] |= 1 << (p % 64);
+            }
+            filled += 1;
         });
         // A second pass that passed other edges than the first would leave this unequal.
-        assert_eq!(forward.len(), m, "Residual::from_fn: the two passes gave different edges");
+        assert_eq!(filled, m, "Residual::from_fn: the two passes gave different edges");
         drop(fill);
         Ok(Self {
             first,
             arcs,
             forward,
+            forward_bits,
             potential: vec![0; n],
             excess: vec![0; n],
             dist: vec![UNREACHED; n],
@@ -199,16 +215,20 @@ impl<A: ArcForm> Residual<A> {
         forward.iter().map(|&p| edge_of(&arcs, p)).collect()
     }
 
-    /// The edges the network was built from, in their order, with its flows (as
-    /// [`into_edges`](Self::into_edges), without collecting them).
-    pub(crate) fn edges(&self) -> impl ExactSizeIterator<Item = Edge> + '_ {
-        self.forward.iter().map(|&p| edge_of(&self.arcs, p))
+    /// Calls `f` with each edge leaving node `v` (in the order the edges were passed), with its
+    /// flow. Only for a network built without `by_edge` ([`from_fn`](Self::from_fn)).
+    pub(crate) fn for_each_edge_from(&self, v: usize, mut f: impl FnMut(Edge)) {
+        debug_assert!(self.forward.is_empty(), "built by edge: no forward bits");
+        for p in self.arcs_of(v) {
+            if self.forward_bits[p / 64] >> (p % 64) & 1 == 1 {
+                f(edge_of(&self.arcs, p as u32));
+            }
+        }
     }
 
     /// Frees the searches' scratch space (and the potentials and imbalances), keeping what
-    /// [`edges`](Self::edges) reads.
+    /// [`for_each_edge_from`](Self::for_each_edge_from) reads.
     pub(crate) fn shrink_to_edges(&mut self) {
-        self.first = Vec::new();
         self.potential = Vec::new();
         self.excess = Vec::new();
         self.dist = Vec::new();

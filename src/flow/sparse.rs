@@ -106,6 +106,15 @@ impl SparseCosts {
         Ok(())
     }
 
+    /// Reserves room for `tasks` more tasks with `candidates` more candidates in all, so that
+    /// pushing them reallocates nothing (a large instance then grows in place, without the
+    /// copies and freed blocks of repeated doubling).
+    pub fn reserve(&mut self, tasks: usize, candidates: usize) {
+        self.class_costs.reserve(tasks.saturating_mul(self.classes));
+        self.starts.reserve(tasks);
+        self.candidates.reserve(candidates);
+    }
+
     /// Number of tasks pushed.
     pub fn tasks(&self) -> usize {
         self.starts.len() - 1

@@ -107,7 +107,7 @@ impl LeaderCollections {
         let mut partitions_for_task: JavaHashSet<&TaskId> = JavaHashSet::new();
         for (_, &i) in source_topics_by_group.iter() {
             for &t in &subs[i].1 {
-                partitions_for_task.add(&model.tasks[t as usize]);
+                partitions_for_task.add(model.tasks[t as usize]);
             }
         }
         // 4. tasksForTopicGroup.

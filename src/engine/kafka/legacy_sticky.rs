@@ -165,7 +165,7 @@ impl<'a, 'm> Sticky<'a, 'm> {
 
         // Pass 1: previous active owners, in HashMap order.
         let model = self.model;
-        let task_id = |t: Task| &model.tasks[t as usize];
+        let task_id = |t: Task| model.tasks[t as usize];
         let mut assigned: JavaHashSet<&TaskId> = JavaHashSet::new();
         let previous: Vec<(Task, Client)> = self
             .previous_active
@@ -274,13 +274,13 @@ impl<'a, 'm> Sticky<'a, 'm> {
     }
 
     fn previous_active_owner(&self, t: Task) -> Option<Client> {
-        self.previous_active.get(&self.model.tasks[t as usize]).map(|pid| self.client_of[pid])
+        self.previous_active.get(self.model.tasks[t as usize]).map(|pid| self.client_of[pid])
     }
 
     /// Kafka's `findLeastLoadedClientWithPreviousStandByTask`: `new HashSet<>(owners)` keeping
     /// those in `within`.
     fn least_loaded_previous_standby(&self, t: Task, within: &Candidates) -> Option<Client> {
-        let owners = self.previous_standby.get(&self.model.tasks[t as usize])?;
+        let owners = self.previous_standby.get(self.model.tasks[t as usize])?;
         let mut constrained = JavaHashSet::from_collection(owners.keys().copied().collect::<Vec<_>>().into_iter());
         constrained.retain(|pid, _| within.member[self.client_of[pid]]);
         let order: Vec<Client> = constrained.keys().map(|pid| self.client_of[pid]).collect();

@@ -227,7 +227,10 @@ impl TaskAssignor for OptimizedTaskAssignor {
             placement.assign_active(holder, t);
         }
         // Neither is read after this step; freed, the standby step's network has their room.
-        drop((owners, target));
+        // Nor is the lag index read by the standby step, whose network is the largest thing an
+        // assign builds: it is freed for that step and built again for the spares (the same
+        // index, from the same model; 0.1 s at a million tasks, for 55 MB of the peak).
+        drop((owners, target, lags));
 
         // 4. Standbys.
         let wanted = usize::try_from(configs.num_standby_replicas.max(0)).unwrap_or(0).min(n - 1);
@@ -264,6 +267,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
         // 5. Spares: the copies moved standbys leave behind, then the warm-up budget no move
         // needs, and `max.spare.replicas`, keep copies where a crash would cost most.
         let extra = usize::try_from(configs.max_spare_replicas).unwrap_or(0);
+        let lags = LagIndex::new(&model);
         let mut spares = keep_fresher_copies(&model, &lags, &mut placement, &warmups);
         spares.extend(place_spares(&model, &lags, &mut placement, budget - warmups.len() + extra, &warmups));
 

@@ -40,7 +40,7 @@ impl RestoreRates {
             let (mut s, mut k) = (0.0, 0usize);
             // A task it had no state for then has been restored from 0.
             for (&t, &now) in &client.reported {
-                let then = before.get(&model.tasks[t as usize]).copied().unwrap_or(0);
+                let then = before.get(model.tasks[t as usize]).copied().unwrap_or(0);
                 if !model.stateful[t as usize] {
                     continue;
                 }

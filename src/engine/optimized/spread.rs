@@ -282,7 +282,7 @@ mod tests {
         let input = model_input(3, 2, 4);
         let model = Model::new(&input).unwrap();
         let tasks = model.stateless_tasks.clone();
-        let id = |g: i32, p: i32| tasks.iter().position(|&t| model.tasks[t as usize] == TaskId::new(g, p)).unwrap();
+        let id = |g: i32, p: i32| tasks.iter().position(|&t| *model.tasks[t as usize] == TaskId::new(g, p)).unwrap();
         let mut owner: Vec<Option<Client>> = vec![None; model.tasks.len()];
         for (k, c) in [(id(0, 0), 0), (id(0, 1), 0), (id(1, 0), 0), (id(1, 1), 1), (id(1, 2), 1), (id(0, 2), 1)] {
             owner[tasks[k] as usize] = Some(c);

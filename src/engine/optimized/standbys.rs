@@ -75,8 +75,6 @@ pub(super) fn place_standbys(
         holder_list[holder_starts[t]..holder_starts[t + 1]].sort_unstable_by_key(|&(c, _)| c);
     }
     let holders = |t: Task| &holder_list[holder_starts[t as usize]..holder_starts[t as usize + 1]];
-    // From here on, per stateful task (by position) rather than for all tasks.
-    let actives: Vec<Option<Client>> = tasks.iter().map(|&t| active_on[t as usize]).collect();
     drop(active_on);
     let mut claims: Vec<usize> = targets.to_vec();
     holder_list.iter().for_each(|&(c, _)| claims[c] += 1);
@@ -92,7 +90,7 @@ pub(super) fn place_standbys(
     let edges = |add: &mut dyn FnMut(usize, usize, i64, i64)| {
         for (k, &t) in tasks.iter().enumerate() {
             add(source, task_node(k), wanted as i64, 0);
-            let pending_target = target_of[t as usize].filter(|&d| actives[k] != Some(d) && !holders(t).iter().any(|&(c, _)| c == d));
+            let pending_target = target_of[t as usize].filter(|&d| !placement.has_active(d, t) && !holders(t).iter().any(|&(c, _)| c == d));
             // A caught-up copy costs 0, any other copy and the pending target 1.
             for (c, caught_up) in holders(t).iter().copied().chain(pending_target.map(|d| (d, false))) {
                 add(task_node(k), client_node(c), 1, i64::from(!caught_up));
@@ -114,34 +112,89 @@ pub(super) fn place_standbys(
     // then the units of the shared node: task → shared node per task, shared node → client per
     // client. The copies are read as (task, client) pairs first, and listed per task once the
     // network is freed.
-    let mut kept: Vec<(u32, u32)> = Vec::new();
+    let mut kept: Vec<(u32, u32)> = Vec::with_capacity(tasks.len() * wanted);
     let mut units: Vec<i64> = Vec::with_capacity(n);
     let mut wants: Vec<i64> = Vec::with_capacity(tasks.len());
-    let is_task = |v: usize| (task_node(0)..client_node(0)).contains(&v);
-    for e in network.edges() {
-        if is_task(e.from) && e.to == pool {
-            wants.push(e.flow);
-        } else if is_task(e.from) && e.to >= client_node(0) && e.flow > 0 {
-            kept.push(((e.from - task_node(0)) as u32, (e.to - client_node(0)) as u32));
-        } else if e.from == pool {
-            units.push(e.flow);
-        }
+    for k in 0..tasks.len() {
+        network.for_each_edge_from(task_node(k), |e| {
+            if e.to == pool {
+                wants.push(e.flow);
+            } else if e.flow > 0 {
+                kept.push((k as u32, (e.to - client_node(0)) as u32));
+            }
+        });
     }
+    network.for_each_edge_from(pool, |e| units.push(e.flow));
     drop(network);
-    let mut chosen: Vec<Vec<Client>> = vec![Vec::new(); tasks.len()];
+    // Each stateful task's active (by position), for the deal: read once the network is freed.
+    let active_on = placement.active_clients(model.tasks.len());
+    let actives: Vec<Option<Client>> = tasks.iter().map(|&t| active_on[t as usize]).collect();
+    drop(active_on);
+    // Every task gets at most `wanted` clients (its units from the source).
+    let mut chosen = Chosen::new(tasks.len(), wanted);
     for (k, c) in kept {
-        chosen[k as usize].push(c as Client);
+        chosen.push(k as usize, c as Client);
     }
     if !deal_shared(units, &wants, &actives, &mut chosen) {
         let target_of = pending_targets(model, pending);
         return place_standbys_full(model, placement, &quotas, targets, &target_of, wanted).map(|()| false);
     }
     for (k, &t) in tasks.iter().enumerate() {
-        for &c in &chosen[k] {
+        for &c in chosen.of(k) {
             placement.assign_standby(c, t);
         }
     }
     Ok(true)
+}
+
+/// The clients each task's standbys go to, in one flat list with a fixed number of slots per
+/// task (no `Vec` per task: a million small blocks at a million tasks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Chosen {
+    /// Slots per task.
+    width: usize,
+    /// Task `k`'s clients are `slots[k * width..][..len[k]]`.
+    slots: Vec<Client>,
+    len: Vec<u32>,
+}
+
+impl Chosen {
+    /// `tasks` tasks with no client yet, each with room for `width`.
+    pub(super) fn new(tasks: usize, width: usize) -> Self {
+        Self { width, slots: vec![0; tasks * width], len: vec![0; tasks] }
+    }
+
+    /// The lists `lists`, each with room for `width` clients in all.
+    #[cfg(test)]
+    pub(super) fn from_lists(lists: &[Vec<Client>], width: usize) -> Self {
+        let mut chosen = Self::new(lists.len(), width);
+        for (k, list) in lists.iter().enumerate() {
+            list.iter().for_each(|&c| chosen.push(k, c));
+        }
+        chosen
+    }
+
+    /// Task `k`'s clients, in the order they were added.
+    pub(super) fn of(&self, k: usize) -> &[Client] {
+        &self.slots[k * self.width..][..self.len[k] as usize]
+    }
+
+    /// Adds client `c` to task `k`'s.
+    ///
+    /// # Panics
+    /// If task `k` has no slot left.
+    pub(super) fn push(&mut self, k: usize, c: Client) {
+        let at = self.len[k] as usize;
+        assert!(at < self.width, "standbys: task {k} given more than {} clients", self.width);
+        self.slots[k * self.width + at] = c;
+        self.len[k] += 1;
+    }
+
+    /// Replaces the `i`th client of task `k` with `c`.
+    fn set(&mut self, k: usize, i: usize, c: Client) {
+        assert!(i < self.len[k] as usize);
+        self.slots[k * self.width + i] = c;
+    }
 }
 
 /// The target client of each task with a pending move (by task index), `None` for the others.
@@ -163,14 +216,14 @@ fn pending_targets(model: &Model<'_>, pending: &[(Task, Client)]) -> Vec<Option<
 /// same and each client's count is unchanged, so trades keep the flow's cost.
 ///
 /// Returns `false` when no complete deal exists.
-pub(super) fn deal_shared(mut units: Vec<i64>, wants: &[i64], actives: &[Option<Client>], chosen: &mut [Vec<Client>]) -> bool {
+pub(super) fn deal_shared(mut units: Vec<i64>, wants: &[i64], actives: &[Option<Client>], chosen: &mut Chosen) -> bool {
     // The clients with units left, lowest first.
     let mut left: BinaryHeap<Reverse<Client>> = (0..units.len()).filter(|&c| units[c] > 0).map(Reverse).collect();
     // Per task: where its dealt units start in `chosen` (the copies of its own edges come first).
-    let own: Vec<usize> = chosen.iter().map(Vec::len).collect();
+    let own: Vec<usize> = (0..wants.len()).map(|k| chosen.of(k).len()).collect();
     let mut barred = Vec::new();
-    for k in 0..wants.len() {
-        for _ in 0..wants[k] {
+    for (k, &want) in wants.iter().enumerate() {
+        for _ in 0..want {
             let pick = loop {
                 match left.pop() {
                     Some(Reverse(c)) if may_take(actives, chosen, k, c) => break Some(c),
@@ -180,7 +233,7 @@ pub(super) fn deal_shared(mut units: Vec<i64>, wants: &[i64], actives: &[Option<
             };
             left.extend(barred.drain(..));
             if let Some(c) = pick {
-                chosen[k].push(c);
+                chosen.push(k, c);
                 units[c] -= 1;
                 if units[c] > 0 {
                     left.push(Reverse(c));
@@ -198,8 +251,8 @@ pub(super) fn deal_shared(mut units: Vec<i64>, wants: &[i64], actives: &[Option<
 }
 
 /// Whether task `k` may take a unit on client `c`: `c` neither runs it nor holds a copy of it.
-pub(super) fn may_take(actives: &[Option<Client>], chosen: &[Vec<Client>], k: usize, c: Client) -> bool {
-    actives[k] != Some(c) && !chosen[k].contains(&c)
+pub(super) fn may_take(actives: &[Option<Client>], chosen: &Chosen, k: usize, c: Client) -> bool {
+    actives[k] != Some(c) && !chosen.of(k).contains(&c)
 }
 
 /// Gives task `k` one more client by trading units dealt to tasks before it: a breadth-first
@@ -212,13 +265,13 @@ pub(super) fn may_take(actives: &[Option<Client>], chosen: &[Vec<Client>], k: us
 /// Each task reached first tries the clients with units left, so a path of one trade costs
 /// O(U + N·S) for N clients, U units dealt so far and at most S clients per task; the whole
 /// search O(U + k·N·S) at most.
-pub(super) fn trade_for(k: usize, units: &[i64], actives: &[Option<Client>], own: &[usize], chosen: &mut [Vec<Client>]) -> Option<Client> {
+pub(super) fn trade_for(k: usize, units: &[i64], actives: &[Option<Client>], own: &[usize], chosen: &mut Chosen) -> Option<Client> {
     let n = units.len();
     // Per client: the (task, slot) pairs of units dealt to it so far.
     let mut dealt_to: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
     for j in 0..k {
-        for i in own[j]..chosen[j].len() {
-            dealt_to[chosen[j][i]].push((j, i));
+        for i in own[j]..chosen.of(j).len() {
+            dealt_to[chosen.of(j)[i]].push((j, i));
         }
     }
     // The clients with units left: a path ends at the first of them it reaches.
@@ -254,10 +307,10 @@ pub(super) fn trade_for(k: usize, units: &[i64], actives: &[Option<Client>], own
     let reached = end?;
     let mut at = reached;
     while let Some((before, j, i)) = parent[at] {
-        chosen[j][i] = at;
+        chosen.set(j, i, at);
         at = before;
     }
-    chosen[k].push(at);
+    chosen.push(k, at);
     Some(reached)
 }
 

@@ -133,12 +133,20 @@ pub(super) fn target_costs(
     // counts as none).
     let internal = |_| AssignError::Internal("optimized assignor: target costs");
     let mut costs = SparseCosts::new(class_of.clone()).map_err(internal)?;
+    // The lists below are reserved at their largest (a task's candidates are at most its
+    // reporters, its owner and its round-robin client) rather than grown by doubling: the
+    // pages never written are never resident, and no copies are left behind as freed blocks.
+    let most_candidates = lags.report_count() + 2 * tasks.len();
+    costs.reserve(tasks.len(), most_candidates);
     let (mut class_costs, mut candidates, mut listed) = (Vec::new(), Vec::new(), Vec::new());
     // The same costs split as (movements and warm-ups, restore time), without the tie, for the
     // sub-topology trades: per task its candidates' and then its classes'.
     let classes = first_of_class.len();
     let class_index: Vec<u32> = class_of.iter().map(|&r| r as u32).collect();
-    let mut split = SplitCosts { classes, class_of: class_index, entries: Vec::new(), starts: vec![0] };
+    let mut split = SplitCosts { classes, class_of: class_index, entries: Vec::new(), starts: Vec::with_capacity(tasks.len() + 1) };
+    split.entries.reserve(tasks.len() * classes + most_candidates);
+    split.starts.push(0);
+    let position = |len: usize| u32::try_from(len).map_err(|_| AssignError::Internal("optimized assignor: target costs"));
     for (k, &t) in tasks.iter().enumerate() {
         let unreported = model.unreported_lag(t);
         let round_robin = k % n;
@@ -160,7 +168,7 @@ pub(super) fn target_costs(
             let tie = i32::from(c != round_robin);
             listed.push((c, (class + restore + tie).min(class_costs[class_of[c]] - 1 + tie)));
         }
-        split.starts.push(split.entries.len());
+        split.starts.push(position(split.entries.len())?);
         costs.push_task(&class_costs, &listed).map_err(internal)?;
     }
     Ok((costs, split))
@@ -173,9 +181,10 @@ pub(super) struct SplitCosts {
     classes: usize,
     class_of: Vec<u32>,
     /// Task `k`'s costs are `entries[starts[k]..starts[k + 1]]`: `classes` class costs (by class,
-    /// `client` unused), then its candidates' (by client).
+    /// `client` unused), then its candidates' (by client). (Positions are `u32`s: 4 bytes a
+    /// task, half the cache lines of `usize`s for the trades' scattered look-ups.)
     entries: Vec<SplitCost>,
-    starts: Vec<usize>,
+    starts: Vec<u32>,
 }
 
 /// One cost of [`SplitCosts`].
@@ -188,7 +197,7 @@ struct SplitCost {
 
 impl SplitCosts {
     fn at(&self, k: usize, c: Client) -> (i64, i64) {
-        let (by_class, listed) = self.entries[self.starts[k]..self.starts[k + 1]].split_at(self.classes);
+        let (by_class, listed) = self.entries[self.starts[k] as usize..self.starts[k + 1] as usize].split_at(self.classes);
         let cost = match listed.binary_search_by_key(&c, |e| e.client as usize) {
             Ok(i) => listed[i],
             Err(_) => by_class[self.class_of[c] as usize],

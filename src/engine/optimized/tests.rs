@@ -147,10 +147,11 @@ proptest::proptest! {
 /// every allowed (task, client) pair to the clients' units.
 fn deal_exists(units: &[i64], wants: &[i64], actives: &[Option<Client>], own: &[Vec<Client>]) -> bool {
     let (n, tasks) = (units.len(), wants.len());
+    let own = Chosen::from_lists(own, n);
     let mut graph = crate::flow::Graph::new(2 + tasks + n);
     for (k, &want) in wants.iter().enumerate() {
         graph.add_edge(0, 2 + k, want, 0).unwrap();
-        for c in (0..n).filter(|&c| may_take(actives, own, k, c)) {
+        for c in (0..n).filter(|&c| may_take(actives, &own, k, c)) {
             graph.add_edge(2 + k, 2 + tasks + c, 1, 0).unwrap();
         }
     }
@@ -185,19 +186,21 @@ proptest::proptest! {
         for u in 0..total as usize {
             units[spread.get(u).map_or(u % n, |&c| c % n)] += 1;
         }
-        let mut chosen = own.clone();
+        // Room for the copies and the wants of each task (a deal never gives a task more).
+        let width = own.iter().zip(&wants).map(|(o, &w)| o.len() + w as usize).max().unwrap_or(0);
+        let mut chosen = Chosen::from_lists(&own, width);
         let dealt = deal_shared(units.clone(), &wants, &actives, &mut chosen);
         proptest::prop_assert_eq!(dealt, deal_exists(&units, &wants, &actives, &own));
         if dealt {
             let mut used = vec![0i64; n];
             for k in 0..wants.len() {
-                proptest::prop_assert_eq!(&chosen[k][..own[k].len()], &own[k][..]);
-                let extra = &chosen[k][own[k].len()..];
+                proptest::prop_assert_eq!(&chosen.of(k)[..own[k].len()], &own[k][..]);
+                let extra = &chosen.of(k)[own[k].len()..];
                 proptest::prop_assert_eq!(extra.len() as i64, wants[k]);
-                let mut all = chosen[k].clone();
+                let mut all = chosen.of(k).to_vec();
                 all.sort_unstable();
                 all.dedup();
-                proptest::prop_assert_eq!(all.len(), chosen[k].len(), "task {} holds a client twice", k);
+                proptest::prop_assert_eq!(all.len(), chosen.of(k).len(), "task {} holds a client twice", k);
                 proptest::prop_assert!(extra.iter().all(|&c| Some(c) != actives[k]));
                 extra.iter().for_each(|&c| used[c] += 1);
             }
@@ -213,11 +216,11 @@ fn a_deal_stuck_on_the_last_task_trades_along_a_path() {
     // only client 2 left. No single swap helps (task 0 cannot take 2, and task 1 holds a
     // client task 2 has): task 1 moves 1 → 2, task 0 moves 0 → 1, and task 2 takes 0.
     let actives = [Some(2), Some(0), Some(2)];
-    let mut chosen = vec![vec![], vec![], vec![1]];
+    let mut chosen = Chosen::from_lists(&[vec![], vec![], vec![1]], 2);
     assert!(deal_shared(vec![1, 1, 1], &[1, 1, 1], &actives, &mut chosen));
-    assert_eq!(chosen, [vec![1], vec![2], vec![1, 0]]);
+    assert_eq!([chosen.of(0), chosen.of(1), chosen.of(2)], [&[1][..], &[2][..], &[1, 0][..]]);
     // With task 2 also running on the client task 1 needs, no deal exists.
-    let mut chosen = vec![vec![], vec![], vec![1]];
+    let mut chosen = Chosen::from_lists(&[vec![], vec![], vec![1]], 2);
     assert!(!deal_shared(vec![1, 1, 1], &[1, 1, 1], &[Some(2), Some(2), Some(2)], &mut chosen));
 }
 

@@ -53,7 +53,7 @@ impl StandbyTaskAssignor for ClientTagAwareStandbyTaskAssignor {
         // Kafka's tasksToRemainingStandbys: a HashMap filled in TaskId order.
         let mut remaining: JavaHashMap<&TaskId, i32> = JavaHashMap::new();
         for &t in &model.stateful_tasks {
-            remaining.insert(&model.tasks[t as usize], standbys);
+            remaining.insert(model.tasks[t as usize], standbys);
         }
 
         let mut owner: Vec<Option<Client>> = vec![None; model.tasks.len()];
