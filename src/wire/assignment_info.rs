@@ -176,8 +176,7 @@ impl AssignmentInfo {
         let n = r.count("standbyTasks", task_size + 4)?;
         let mut standby_tasks = Vec::with_capacity(n);
         for _ in 0..n {
-            if let Some(usual) = read_usual_standby(&mut r, layout, &mut strings) {
-                standby_tasks.push(usual);
+            if read_usual_standby(&mut r, layout, &mut strings, &mut standby_tasks) {
                 continue;
             }
             let task = read_task_id(&mut r, layout, "standbyTasks")?;
