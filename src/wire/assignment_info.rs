@@ -17,6 +17,7 @@ pub const UNKNOWN_VERSION: i32 = -1;
 
 pub use super::assignment_parts::{HostMaps, HostPartitions, IndexedHostPartitions, PartitionsByHost, StandbyTask, WirePartition, WirePartitions};
 use super::assignment_maps::{host_info, resolve_indexed};
+use super::offset_sums::unnamed_order;
 use super::assignment_parts::{
     DictionaryIndexes, HostMapsForm, Layout, Strings, Topics, read_indexed_hosts, read_partitions, read_standby_partitions, read_task_id, read_task_ids, read_usual_standby, write_indexed_hosts,
     write_partitions, write_task_id, write_utf,
@@ -176,8 +177,7 @@ impl AssignmentInfo {
         let n = r.count("standbyTasks", task_size + 4)?;
         let mut standby_tasks = Vec::with_capacity(n);
         for _ in 0..n {
-            if let Some(usual) = read_usual_standby(&mut r, layout, &mut strings) {
-                standby_tasks.push(usual);
+            if read_usual_standby(&mut r, layout, &mut strings, &mut standby_tasks) {
                 continue;
             }
             let task = read_task_id(&mut r, layout, "standbyTasks")?;
@@ -393,14 +393,15 @@ impl AssignmentInfo {
     /// ```
     pub fn standby_task_ids(&self) -> Vec<TaskId> {
         let tasks = || self.standby_tasks.iter().map(|s| &s.task);
+        if self.standby_tasks.is_empty() {
+            return Vec::new();
+        }
         if tasks().all(|t| t.topology.is_none()) {
-            // Sorted as one integer each: (sub-topology, partition) with the signs flipped.
-            let flip = |v: i32| u64::from(v as u32 ^ 0x8000_0000);
-            let mut keys: Vec<u64> = tasks().map(|t| (flip(t.subtopology) << 32) | flip(t.partition)).collect();
-            keys.sort_unstable();
-            keys.dedup();
-            let unflip = |v: u64| (v as u32 ^ 0x8000_0000) as i32;
-            return keys.into_iter().map(|k| TaskId::new(unflip(k >> 32), unflip(k))).collect();
+            // Put in order as the standby map's keys are: placed by table when they fill their
+            // sub-topology × partition rectangle (a member's do), or sorted as integers.
+            let task = |i: usize| &self.standby_tasks[i].task;
+            let order = unnamed_order(self.standby_tasks.len(), &|i| (task(i).subtopology, task(i).partition, 0));
+            return order.into_iter().map(|i| TaskId::new(task(i as usize).subtopology, task(i as usize).partition)).collect();
         }
         let mut tasks: Vec<TaskId> = tasks().cloned().collect();
         tasks.sort_unstable();

@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::codec::{Reader, Writer};
 use super::error::{DecodeError, DecodeErrorKind, EncodeError, Lenience};
-use super::java_string::{JavaString, MAX_MODIFIED_UTF8_LEN};
+use super::java_string::{JavaString, MAX_MODIFIED_UTF8_LEN, ShortAscii};
 use super::types::{HostInfo, TaskId, TopicPartition};
 use super::MIN_NAMED_TOPOLOGY_VERSION;
 
@@ -235,11 +235,17 @@ pub(super) fn read_task_ids(r: &mut Reader<'_>, layout: Layout, n: usize, field:
     let size = if layout.named_task_ids { 12 } else { 8 };
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
+        // The usual entries that come in a row, in one pass over their bytes.
         let rest = r.rest();
-        if rest.len() >= size && (size == 8 || rest[8..12] == [0; 4]) {
-            out.push(TaskId::new(be_i32(rest, 0), be_i32(rest, 4)));
-            r.advance(size);
-        } else {
+        let region = &rest[..rest.len().min((n - out.len()) * size)];
+        let before = out.len();
+        out.extend(
+            region
+                .chunks_exact(size)
+                .map_while(|c| (size == 8 || c[8..12] == [0; 4]).then(|| TaskId::new(be_i32(c, 0), be_i32(c, 4)))),
+        );
+        r.advance((out.len() - before) * size);
+        if out.len() < n {
             out.push(read_task_id(r, layout, field)?);
         }
     }
@@ -247,25 +253,26 @@ pub(super) fn read_task_ids(r: &mut Reader<'_>, layout: Layout, n: usize, field:
 }
 
 /// The next standby task when it is the usual one, read in place: no named topology, one
-/// partition, of a canonical topic already read. `None`, consuming nothing, otherwise.
+/// partition, of a topic [`Strings::known`] gives: pushed onto `out`. `false`, consuming
+/// nothing, otherwise.
 #[inline]
-pub(super) fn read_usual_standby<'a>(r: &mut Reader<'a>, layout: Layout, strings: &mut Strings<'a>) -> Option<StandbyTask> {
+pub(super) fn read_usual_standby<'a>(r: &mut Reader<'a>, layout: Layout, strings: &mut Strings<'a>, out: &mut Vec<StandbyTask>) -> bool {
     let t = if layout.named_task_ids { 12 } else { 8 };
     let rest = r.rest();
-    let head = rest.get(..t + 6)?;
+    let Some(head) = rest.get(..t + 6) else { return false };
     if (t == 12 && head[8..12] != [0; 4]) || head[t..t + 4] != [0, 0, 0, 1] {
-        return None;
+        return false;
     }
     let len = usize::from(u16::from_be_bytes([head[t + 4], head[t + 5]]));
-    let topic = rest.get(t + 6..t + 6 + len)?;
-    let partition = rest.get(t + 6 + len..t + 10 + len)?;
-    let topic = strings.known(topic)?;
+    let (Some(topic), Some(partition)) = (rest.get(t + 6..t + 6 + len), rest.get(t + 6 + len..t + 10 + len)) else { return false };
+    let Some(topic) = strings.known(topic) else { return false };
     let partition = i32::from_be_bytes([partition[0], partition[1], partition[2], partition[3]]);
     r.advance(t + 10 + len);
-    Some(StandbyTask {
+    out.push(StandbyTask {
         task: TaskId::new(be_i32(head, 0), be_i32(head, 4)),
         partitions: WirePartitions(PartitionsRepr::One(WirePartition { topic, partition })),
-    })
+    });
+    true
 }
 
 pub(super) fn write_task_id(w: &mut Writer, layout: Layout, task: &TaskId) -> Result<(), EncodeError> {
@@ -284,19 +291,54 @@ pub(super) fn write_task_id(w: &mut Writer, layout: Layout, task: &TaskId) -> Re
     Ok(())
 }
 
-/// Reads `AssignmentInfo`'s strings, sharing one allocation among repeats of the same bytes
-/// (topic names recur once per partition). A repeat of the string just read (partitions of one
+/// Reads `AssignmentInfo`'s strings. A name of up to 22 bytes of plain ASCII (hosts and topics
+/// usually are) is found again by its bytes as three words, in a small table (a copy of it costs
+/// what a shared one would). A longer one shares one allocation among repeats of the same bytes
+/// (topic names recur once per partition); a repeat of the string just read (partitions of one
 /// topic come together) is found without hashing.
-#[derive(Default)]
 pub(super) struct Strings<'a> {
     seen: HashMap<&'a [u8], (JavaString, bool)>,
     last: Option<(&'a [u8], JavaString, bool)>,
+    /// Short names by a hash of their [`ShortKey`], probed in turn: 1 + their place in `short`, 0 where
+    /// none is. At most half the slots are taken, so a probe ends at an empty one.
+    short_slots: [u8; SHORT_SLOTS],
+    short: Vec<(ShortKey, ShortAscii)>,
+}
+
+/// A short string's bytes as words (overlapping loads that cover every byte), with its length:
+/// equal keys, equal bytes.
+type ShortKey = (u64, u64, u64, usize);
+
+#[inline]
+fn short_key(b: &[u8]) -> ShortKey {
+    let n = b.len();
+    let w8 = |at: usize| u64::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3], b[at + 4], b[at + 5], b[at + 6], b[at + 7]]);
+    let w4 = |at: usize| u64::from(u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]));
+    if n >= 8 {
+        (w8(0), w8(8.min(n - 8)), w8(n - 8), n)
+    } else if n >= 4 {
+        (w4(0) | (w4(n - 4) << 32), 0, 0, n)
+    } else {
+        (b.iter().fold(0, |acc, &x| (acc << 8) | u64::from(x)), 0, 0, n)
+    }
+}
+
+const SHORT_SLOTS: usize = 128;
+
+impl Default for Strings<'_> {
+    fn default() -> Self {
+        Self { seen: HashMap::default(), last: None, short_slots: [0; SHORT_SLOTS], short: Vec::new() }
+    }
 }
 
 impl<'a> Strings<'a> {
-    /// The string already read as `bytes`, when it was canonical (a repeat then needs no note).
+    /// The string `bytes` when reading it needs no note: a short one of plain ASCII, or a long one
+    /// already read and canonical.
     #[inline]
     pub(super) fn known(&mut self, bytes: &[u8]) -> Option<JavaString> {
+        if JavaString::is_inline_len(bytes.len()) {
+            return self.short_plain(bytes);
+        }
         match &self.last {
             Some((last, s, true)) if *last == bytes => Some(s.clone()),
             _ => match self.seen.get(bytes) {
@@ -306,31 +348,75 @@ impl<'a> Strings<'a> {
         }
     }
 
+    /// A short string of plain ASCII (at most 22 bytes), from the table or made and put in it;
+    /// `None` for any other.
+    #[inline(always)]
+    fn short_plain(&mut self, bytes: &[u8]) -> Option<JavaString> {
+        let (a, b, c, n) = short_key(bytes);
+        let h = (a ^ b.rotate_left(21) ^ c.rotate_left(42) ^ n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut slot = (h >> (64 - SHORT_SLOTS.trailing_zeros())) as usize;
+        loop {
+            match self.short_slots[slot] {
+                0 => break,
+                at => {
+                    let &((ka, kb, kc, kn), s) = &self.short[usize::from(at) - 1];
+                    if ka == a && kb == b && kc == c && kn == n {
+                        return Some(JavaString::from_short(s));
+                    }
+                }
+            }
+            slot = (slot + 1) % SHORT_SLOTS;
+        }
+        let s = ShortAscii::new(bytes)?;
+        if self.short.len() < SHORT_SLOTS / 2 {
+            self.short.push(((a, b, c, n), s));
+            self.short_slots[slot] = self.short.len() as u8;
+        }
+        Some(JavaString::from_short(s))
+    }
+
+    #[inline]
     pub(super) fn read(&mut self, r: &mut Reader<'a>, field: &'static str) -> Result<JavaString, DecodeError> {
         let at = r.position();
         let len = r.u16(field)?;
         let bytes = r.take(len.into(), field)?;
-        let (s, canonical) = match &self.last {
-            Some((last, s, canonical)) if *last == bytes => (s.clone(), *canonical),
-            _ => {
-                let (s, canonical) = match self.seen.get(bytes) {
-                    Some(known) => known.clone(),
-                    None => {
-                        let fresh = JavaString::from_modified_utf8_checked(bytes).map_err(|e| {
-                            r.error_at(at, field, DecodeErrorKind::MalformedModifiedUtf8 { at: e.at, reason: e.reason })
-                        })?;
-                        self.seen.insert(bytes, fresh.clone());
-                        fresh
-                    }
-                };
-                self.last = Some((bytes, s.clone(), canonical));
-                (s, canonical)
-            }
+        let (s, canonical) = if let Some(s) = self.known_short(bytes) {
+            (s, true)
+        } else if JavaString::is_inline_len(bytes.len()) {
+            JavaString::from_modified_utf8_checked(bytes)
+                .map_err(|e| r.error_at(at, field, DecodeErrorKind::MalformedModifiedUtf8 { at: e.at, reason: e.reason }))?
+        } else {
+            self.shared(r, at, field, bytes)?
         };
         if !canonical {
             r.note(Lenience::NonCanonicalModifiedUtf8 { field, offset: at });
         }
         Ok(s)
+    }
+
+    #[inline]
+    fn known_short(&mut self, bytes: &[u8]) -> Option<JavaString> {
+        if JavaString::is_inline_len(bytes.len()) { self.short_plain(bytes) } else { None }
+    }
+
+    /// A long string, shared with its earlier reads.
+    fn shared(&mut self, r: &Reader<'a>, at: usize, field: &'static str, bytes: &'a [u8]) -> Result<(JavaString, bool), DecodeError> {
+        if let Some((last, s, canonical)) = &self.last {
+            if *last == bytes {
+                return Ok((s.clone(), *canonical));
+            }
+        }
+        let (s, canonical) = match self.seen.get(bytes) {
+            Some(known) => known.clone(),
+            None => {
+                let fresh = JavaString::from_modified_utf8_checked(bytes)
+                    .map_err(|e| r.error_at(at, field, DecodeErrorKind::MalformedModifiedUtf8 { at: e.at, reason: e.reason }))?;
+                self.seen.insert(bytes, fresh.clone());
+                fresh
+            }
+        };
+        self.last = Some((bytes, s.clone(), canonical));
+        Ok((s, canonical))
     }
 }
 
@@ -369,7 +455,7 @@ impl Topics {
 /// The topic indexes a v5+ dictionary defines. Java numbers them 0, 1, 2, … (in the order it
 /// met the topics, written in its map's order), so they are looked up in a table by index.
 pub(super) enum DictionaryIndexes {
-    /// Exactly `0..n`, in order.
+    /// Exactly `0..n`, in any order (an index's sorted position is itself).
     Dense(usize),
     /// Small indexes in any order: the position of each index, [`NOT_DEFINED`] where none is.
     Table(Vec<u32>),
@@ -381,11 +467,16 @@ const NOT_DEFINED: u32 = u32::MAX;
 
 impl DictionaryIndexes {
     pub(super) fn of(topics: &[(i32, JavaString)]) -> Self {
-        if topics.iter().enumerate().all(|(i, (index, _))| usize::try_from(*index) == Ok(i)) {
+        let dense = |indexes: &mut dyn Iterator<Item = i32>| indexes.enumerate().all(|(i, index)| usize::try_from(index) == Ok(i));
+        if dense(&mut topics.iter().map(|(index, _)| *index)) {
             return Self::Dense(topics.len());
         }
         let mut indexes: Vec<i32> = topics.iter().map(|(i, _)| *i).collect();
         indexes.sort_unstable();
+        // `0..n` in another order (Java's map order): each index's sorted position is itself.
+        if dense(&mut indexes.iter().copied()) {
+            return Self::Dense(topics.len());
+        }
         // A table no larger than a few times the dictionary (the count was checked against the
         // input, so this allocates no more than the input justifies).
         let small = indexes.first().is_some_and(|&lo| lo >= 0) && indexes.last().is_some_and(|&hi| (hi as usize) < 4 * topics.len() + 64);
@@ -400,6 +491,16 @@ impl DictionaryIndexes {
             return Self::Table(table);
         }
         Self::Sorted(indexes)
+    }
+
+    /// Whether every pair's topic index is defined (without a branch per pair when the indexes
+    /// are `0..n`).
+    #[inline]
+    pub(super) fn all_known(&self, pairs: &[(i32, i32)]) -> bool {
+        match self {
+            Self::Dense(n) => pairs.iter().fold(true, |ok, &(index, _)| ok & ((index as u32 as usize) < *n)),
+            _ => pairs.iter().all(|&(index, _)| self.position(index).is_some()),
+        }
     }
 
     /// Where `index` is in the dictionary's order of indexes, if it is there.
@@ -486,9 +587,11 @@ pub(super) fn read_indexed_hosts<'a>(
         let pairs = &r.rest()[..8 * m];
         let partitions: Vec<(i32, i32)> = pairs.chunks_exact(8).map(|b| (be_i32(b, 0), be_i32(b, 4))).collect();
         r.advance(8 * m);
-        for (i, &(index, _)) in partitions.iter().enumerate() {
-            if known_indexes.position(index).is_none() {
-                r.note(Lenience::UnknownTopicIndex { offset: start + 8 * i, index });
+        if !known_indexes.all_known(&partitions) {
+            for (i, &(index, _)) in partitions.iter().enumerate() {
+                if known_indexes.position(index).is_none() {
+                    r.note(Lenience::UnknownTopicIndex { offset: start + 8 * i, index });
+                }
             }
         }
         hosts.push(IndexedHostPartitions { host, port, partitions });
@@ -539,11 +642,63 @@ mod tests {
     }
 
     #[test]
-    fn a_permuted_dictionary_is_a_table_and_a_wide_one_is_searched() {
+    fn a_permuted_dictionary_is_dense_a_sparse_one_a_table_and_a_wide_one_is_searched() {
         assert!(matches!(DictionaryIndexes::of(&dictionary(&[0, 1, 2])), DictionaryIndexes::Dense(3)));
-        assert!(matches!(DictionaryIndexes::of(&dictionary(&[2, 0, 1])), DictionaryIndexes::Table(_)));
+        assert!(matches!(DictionaryIndexes::of(&dictionary(&[2, 0, 1])), DictionaryIndexes::Dense(3)));
+        assert!(matches!(DictionaryIndexes::of(&dictionary(&[3, 0, 1])), DictionaryIndexes::Table(_)));
+        assert!(matches!(DictionaryIndexes::of(&dictionary(&[1, 0, 1])), DictionaryIndexes::Table(_)));
         assert!(matches!(DictionaryIndexes::of(&dictionary(&[0, i32::MAX])), DictionaryIndexes::Sorted(_)));
         assert!(matches!(DictionaryIndexes::of(&dictionary(&[-1, 0])), DictionaryIndexes::Sorted(_)));
+    }
+
+    proptest! {
+        /// A short name found again by its key is the one read: names of every length up to and
+        /// past the short ones, differing in one byte, repeated; any bytes beside them.
+        #[test]
+        fn the_short_names_table_gives_back_the_bytes_read(
+            names in proptest::collection::vec((0usize..30, 0usize..30, any::<u8>()), 1..200),
+        ) {
+            let base: Vec<u8> = (0..30).map(|i| b'a' + i as u8).collect();
+            let texts: Vec<Vec<u8>> = names
+                .iter()
+                .map(|&(len, at, b)| {
+                    let mut t = base[..len].to_vec();
+                    if at < len {
+                        t[at] = b;
+                    }
+                    t
+                })
+                .collect();
+            let wires: Vec<Vec<u8>> = texts
+                .iter()
+                .map(|t| {
+                    let mut wire = (t.len() as u16).to_be_bytes().to_vec();
+                    wire.extend_from_slice(t);
+                    wire
+                })
+                .collect();
+            let mut strings = Strings::default();
+            for (t, wire) in texts.iter().zip(&wires) {
+                let expected = JavaString::from_modified_utf8_checked(t).ok();
+                let plain = expected.as_ref().is_some_and(|(_, canonical)| *canonical) && !t.contains(&0) && t.is_ascii();
+                let known = strings.known(t);
+                if t.len() <= 22 {
+                    prop_assert_eq!(known.is_some(), plain);
+                }
+                if let Some(k) = known {
+                    prop_assert_eq!(k.as_bytes(), &t[..]);
+                }
+                let mut r = Reader::new(wire, crate::wire::error::MessageKind::AssignmentInfo);
+                match (strings.read(&mut r, "t"), expected) {
+                    (Ok(s), Some((e, canonical))) => {
+                        prop_assert_eq!(s.as_bytes(), e.as_bytes());
+                        prop_assert_eq!(r.finish().is_empty(), canonical);
+                    }
+                    (Err(_), None) => {}
+                    (got, expected) => prop_assert!(false, "{:?} {:?}", got, expected),
+                }
+            }
+        }
     }
 
     #[test]

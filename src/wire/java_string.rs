@@ -46,6 +46,23 @@ enum Repr {
     Shared(Arc<[u8]>),
 }
 
+/// A string held in place that is plain ASCII (canonical, no NUL): copied as it is.
+#[derive(Clone, Copy)]
+pub(crate) struct ShortAscii(Inline);
+
+impl ShortAscii {
+    /// `bytes`, when they are at most 22 bytes of plain ASCII.
+    #[inline]
+    pub(crate) fn new(bytes: &[u8]) -> Option<Self> {
+        if bytes.len() > INLINE || !is_plain_ascii(bytes) {
+            return None;
+        }
+        let mut inline = [0; INLINE];
+        inline[..bytes.len()].copy_from_slice(bytes);
+        Some(Self(Inline { len: bytes.len() as u8, bytes: inline }))
+    }
+}
+
 /// A short string's bytes, aligned so that a copy moves whole words. The bytes past `len` are
 /// zero.
 #[derive(Clone, Copy)]
@@ -213,6 +230,18 @@ impl JavaString {
         }
         let Scan { canonical } = scan(bytes, |_| {})?;
         Ok((Self::raw(bytes), canonical))
+    }
+
+    /// `s`, held in place.
+    #[inline]
+    pub(crate) fn from_short(s: ShortAscii) -> Self {
+        Self(Repr::Inline(s.0))
+    }
+
+    /// Whether a string of `len` bytes is held in place (copied without a shared count).
+    #[inline]
+    pub(crate) const fn is_inline_len(len: usize) -> bool {
+        len <= INLINE
     }
 
     /// Whether `self` and `other` are equal, found cheaply: a short string's bytes compared in
