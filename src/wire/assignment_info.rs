@@ -18,8 +18,9 @@ pub const UNKNOWN_VERSION: i32 = -1;
 pub use super::assignment_parts::{HostMaps, HostPartitions, IndexedHostPartitions, PartitionsByHost, StandbyTask, WirePartition, WirePartitions};
 use super::assignment_maps::{host_info, resolve_indexed};
 use super::offset_sums::unnamed_order;
+use super::assignment_names::{DictionaryIndexes, Strings};
 use super::assignment_parts::{
-    DictionaryIndexes, HostMapsForm, Layout, Strings, Topics, read_indexed_hosts, read_partitions, read_standby_partitions, read_task_id, read_task_ids, read_usual_standby, write_indexed_hosts,
+    HostMapsForm, Layout, Topics, read_indexed_hosts, read_partitions, read_standby_partitions, read_task_id, read_task_ids, read_usual_standby, write_indexed_hosts,
     write_partitions, write_task_id, write_utf,
 };
 /// A member's assignment metadata, exactly as it travels: lists keep wire order and duplicates,

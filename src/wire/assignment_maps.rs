@@ -5,7 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use super::assignment_parts::{DictionaryIndexes, IndexedHostPartitions, PartitionsByHost, StandbyTask, Topics};
+use super::assignment_names::DictionaryIndexes;
+use super::assignment_parts::{IndexedHostPartitions, PartitionsByHost, StandbyTask, Topics};
 use super::java_string::JavaString;
 use super::offset_sums::unnamed_order;
 use super::types::{HostInfo, TaskId, TopicPartition};

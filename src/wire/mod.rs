@@ -18,6 +18,7 @@
 //! report), encode and JSON view ([`json`]) for callers that take whichever kind they are given.
 
 mod assignment_maps;
+mod assignment_names;
 mod assignment_parts;
 pub(crate) mod codec;
 mod error;
