@@ -107,6 +107,49 @@ fn uncrowded_capacities(hashes: &[i32], n: usize) -> Vec<bool> {
     }
 }
 
+/// A set of clients that is replaced by the next in time proportional to the new set, with each
+/// member's place in it: every client holds a stamp, the current set's stamps are those above a
+/// floor, and each new set starts where the last one's stamps end, so old stamps need no
+/// clearing (except when the counter would overflow).
+#[derive(Debug)]
+struct Stamps {
+    stamps: Vec<u32>,
+    /// The current set's stamps are `floor + 1 ..= end`.
+    floor: u32,
+    end: u32,
+}
+
+impl Stamps {
+    /// An empty set over `n` clients.
+    fn new(n: usize) -> Self {
+        Self { stamps: vec![0; n], floor: 0, end: 0 }
+    }
+
+    /// Makes `clients` (distinct) the set, each at its place in `clients`.
+    fn set(&mut self, clients: &[Client]) {
+        let k = clients.len() as u32;
+        if self.end.checked_add(k).is_none() {
+            self.stamps.fill(0);
+            self.end = 0;
+        }
+        self.floor = self.end;
+        for (i, &c) in clients.iter().enumerate() {
+            self.stamps[c] = self.floor + 1 + i as u32;
+        }
+        self.end = self.floor + k;
+    }
+
+    /// Whether `client` is in the current set.
+    fn contains(&self, client: Client) -> bool {
+        self.stamps[client] > self.floor
+    }
+
+    /// A number that orders the current set's members as their places do.
+    fn rank(&self, client: Client) -> u32 {
+        self.stamps[client]
+    }
+}
+
 /// Kafka's `ConstrainedPrioritySet` replayed exactly, for callers that change a queued client's
 /// load before re-offering it.
 ///
@@ -144,16 +187,13 @@ pub(crate) struct JavaPrioritySet {
     uncrowded_capacities: Vec<bool>,
     starts: Vec<usize>,
     sorted: Vec<Client>,
-    /// `marks[c] == mark` for the candidates of the current poll (see
-    /// [`poll_among`](Self::poll_among)).
-    marks: Vec<u32>,
-    mark: u32,
+    /// The candidates of the current poll (see [`poll_among`](Self::poll_among)).
+    candidates: Stamps,
     /// Entry `j`, once needed: every client, ordered by bucket in a table of capacity `16 << j`
     /// (then by client), for [`hash_set_order`](Self::hash_set_order) on large sets.
     by_bucket: Vec<Vec<Client>>,
-    /// `positions[c] = position_base + i` for the `i`th client of the set being ordered.
-    positions: Vec<u32>,
-    position_base: u32,
+    /// The set being put in `HashSet` order, in insertion order.
+    ordering: Stamps,
 }
 
 impl JavaPrioritySet {
@@ -177,11 +217,9 @@ impl JavaPrioritySet {
             uncrowded_capacities,
             starts: Vec::new(),
             sorted: Vec::new(),
-            marks: vec![0; n],
-            mark: 0,
+            candidates: Stamps::new(n),
             by_bucket: Vec::new(),
-            positions: vec![0; n],
-            position_base: 0,
+            ordering: Stamps::new(n),
         }
     }
 
@@ -341,24 +379,14 @@ impl JavaPrioritySet {
             return None;
         }
         // A popped client that is not a candidate is rejected without asking `accept`.
-        let mark = match candidates {
-            Some(candidates) => {
-                self.mark = self.mark.wrapping_add(1);
-                if self.mark == 0 {
-                    self.marks.fill(0);
-                    self.mark = 1;
-                }
-                for &c in candidates {
-                    self.marks[c] = self.mark;
-                }
-                Some(self.mark)
-            }
-            None => None,
-        };
+        if let Some(candidates) = candidates {
+            self.candidates.set(candidates);
+        }
+        let marked = candidates.is_some();
         let mut found = None;
         while let Some(c) = self.queue_poll() {
             self.queued[c] = false;
-            if mark.is_none_or(|m| self.marks[c] == m) && accept(c) {
+            if (!marked || self.candidates.contains(c)) && accept(c) {
                 found = Some(c);
                 break;
             }
@@ -386,32 +414,28 @@ impl JavaPrioritySet {
         if k <= 1 {
             return;
         }
-        // Capacities the table passes through, and how many entries each one held (the entry
-        // that crosses the threshold is added before the table doubles).
-        let mut capacity = 16usize;
-        let mut levels = Vec::new();
+        // The table passes through capacities `16 << level`; each holds up to its threshold plus
+        // one entry (the one that crosses the threshold is added before the table doubles). It
+        // is crowded if any of them ever had 9 entries in a bucket.
+        let mut counts = std::mem::take(&mut self.counts);
+        let (mut capacity, mut level, mut crowded) = (16usize, 0usize, false);
         loop {
             let threshold = capacity * 3 / 4;
-            levels.push((capacity, (threshold + 1).min(k)));
+            if k >= 9 && !crowded && !self.uncrowded_capacities.get(level).copied().unwrap_or(false) {
+                counts.clear();
+                counts.resize(capacity, 0);
+                crowded = clients[..(threshold + 1).min(k)].iter().any(|&c| {
+                    let n = &mut counts[self.hashes[c] as u32 as usize & (capacity - 1)];
+                    *n += 1;
+                    *n >= 9
+                });
+            }
             if k <= threshold {
                 break;
             }
             capacity *= 2;
+            level += 1;
         }
-        let mut counts = std::mem::take(&mut self.counts);
-        let crowded = k >= 9
-            && levels.iter().enumerate().any(|(level, &(cap, upto))| {
-                if self.uncrowded_capacities.get(level).copied().unwrap_or(false) {
-                    return false;
-                }
-                counts.clear();
-                counts.resize(cap, 0);
-                clients[..upto].iter().any(|&c| {
-                    let n = &mut counts[self.hashes[c] as u32 as usize & (cap - 1)];
-                    *n += 1;
-                    *n >= 9
-                })
-            });
         self.counts = counts;
         if crowded {
             let mut set: JavaHashSet<ProcessId> = JavaHashSet::new();
@@ -424,7 +448,6 @@ impl JavaPrioritySet {
                 .collect();
             return;
         }
-        let level = levels.len() - 1;
         if self.hashes.len() <= capacity + k {
             self.order_by_bucket_scan(clients, level);
         } else {
@@ -468,21 +491,11 @@ impl JavaPrioritySet {
         while self.by_bucket.len() <= level {
             let m = (16usize << self.by_bucket.len()) - 1;
             let mut order: Vec<Client> = (0..n).collect();
-            order.sort_by_key(|&c| (self.hashes[c] as u32 as usize & m, c));
+            order.sort_unstable_by_key(|&c| (self.hashes[c] as u32 as usize & m, c));
             self.by_bucket.push(order);
         }
-        let k = clients.len() as u32;
-        if self.position_base.checked_add(k + 1).is_none() {
-            self.positions.fill(0);
-            self.position_base = 0;
-        }
-        // Positions above `base` mark this set's clients, in insertion order.
-        let base = self.position_base;
-        for (i, &c) in clients.iter().enumerate() {
-            self.positions[c] = base + 1 + i as u32;
-        }
-        self.position_base = base + k + 1;
-        let positions = &self.positions;
+        self.ordering.set(clients);
+        let set = &self.ordering;
         let hashes = &self.hashes;
         // Kept without a branch (whether a client is in the set is a coin toss for the
         // predictor): every client is written, the count moves past the set's.
@@ -491,7 +504,7 @@ impl JavaPrioritySet {
         let mut len = 0;
         for &c in &self.by_bucket[level] {
             clients[len] = c;
-            len += usize::from(positions[c] > base);
+            len += usize::from(set.contains(c));
         }
         clients.truncate(len);
         // Within a bucket, insertion order (the scan gave client order); buckets of two or more
@@ -505,7 +518,7 @@ impl JavaPrioritySet {
                 continue;
             }
             let end = start + 2 + clients[start + 2..].iter().take_while(|&&c| bucket(c) == b).count();
-            clients[start..end].sort_unstable_by_key(|&c| positions[c]);
+            clients[start..end].sort_unstable_by_key(|&c| set.rank(c));
             start = end;
         }
     }
@@ -540,6 +553,26 @@ mod tests {
         }
         let polls: Vec<Client> = (0..3).map(|_| sorted.poll(|_| true).unwrap()).collect();
         assert_eq!(polls, [4, 1, 2]);
+    }
+
+    #[test]
+    fn stamps_hold_only_the_last_set_and_survive_overflow() {
+        let mut stamps = Stamps::new(5);
+        stamps.set(&[3, 1]);
+        assert!(stamps.contains(3) && stamps.contains(1) && !stamps.contains(0));
+        assert!(stamps.rank(3) < stamps.rank(1));
+        stamps.set(&[0]);
+        assert!(stamps.contains(0) && !stamps.contains(3) && !stamps.contains(1));
+        // Near the end of the counter the next set starts over from cleared stamps.
+        stamps.set(&[4, 2]);
+        stamps.end = u32::MAX - 1;
+        stamps.floor = u32::MAX - 3;
+        stamps.stamps[4] = u32::MAX - 2;
+        stamps.stamps[2] = u32::MAX - 1;
+        stamps.set(&[2, 0, 1]);
+        assert_eq!(stamps.floor, 0);
+        assert!(stamps.contains(2) && stamps.contains(0) && stamps.contains(1) && !stamps.contains(4) && !stamps.contains(3));
+        assert!(stamps.rank(2) < stamps.rank(0) && stamps.rank(0) < stamps.rank(1));
     }
 
     #[test]
