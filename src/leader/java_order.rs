@@ -83,22 +83,25 @@ pub(crate) fn java_host_maps<'a>(
     clients: impl IntoIterator<Item = (&'a HostInfo, &'a [TaskId], &'a [TaskId])>,
     partitions_for_task: &BTreeMap<TaskId, Vec<TopicPartition>>,
 ) -> (OrderedHostMap, OrderedHostMap) {
-    let set_of = |tasks: &[TaskId]| -> Vec<TopicPartition> {
-        let mut sorted = tasks.to_vec();
-        sorted.sort_by(cmp_task_ids);
+    // The sets and maps hold references; the partitions are copied once, into the result.
+    let set_of = |tasks: &[TaskId]| {
+        let mut sorted: Vec<&TaskId> = tasks.iter().collect();
+        sorted.sort_by(|a, b| cmp_task_ids(a, b));
         let mut set = JavaHashSet::new();
-        for tp in sorted.iter().flat_map(|t| partitions_for_task.get(t).into_iter().flatten()) {
-            set.add(tp.clone());
+        for tp in sorted.into_iter().flat_map(|t| partitions_for_task.get(t).into_iter().flatten()) {
+            set.add(tp);
         }
-        set.keys().cloned().collect()
+        set
     };
     let mut active = JavaHashMap::new();
     let mut standby = JavaHashMap::new();
     for (host, active_tasks, standby_tasks) in clients {
-        active.insert(host.clone(), set_of(active_tasks));
-        standby.insert(host.clone(), set_of(standby_tasks));
+        active.insert(host, set_of(active_tasks));
+        standby.insert(host, set_of(standby_tasks));
     }
-    let ordered = |map: JavaHashMap<HostInfo, Vec<TopicPartition>>| map.iter().map(|(h, p)| (h.clone(), p.clone())).collect();
+    let ordered = |map: JavaHashMap<&HostInfo, JavaHashSet<&TopicPartition>>| {
+        map.iter().map(|(&h, set)| (h.clone(), set.keys().map(|&tp| tp.clone()).collect())).collect()
+    };
     (ordered(active), ordered(standby))
 }
 
