@@ -66,6 +66,7 @@ mod input;
 mod kafka;
 mod lags;
 mod model;
+mod model_index;
 mod optimized;
 mod output;
 mod rack_aware;

@@ -195,7 +195,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
         let mut owned = vec![0usize; n];
         for (c, client) in model.clients.iter().enumerate() {
             for task in &client.input.owned_active_tasks {
-                let t = model.task_index[task] as usize;
+                let t = model.task_of(task) as usize;
                 if !model.stateful[t] && owner[t].is_none() {
                     owner[t] = Some(c);
                     owned[c] += 1;

@@ -27,7 +27,7 @@ impl RestoreRates {
         };
         let elapsed = prev.elapsed_ms as f64;
         for (task, &before) in &prev.changelog_end_offset_sums {
-            if let Some(&t) = model.task_index.get(task) {
+            if let Some(t) = model.task(task) {
                 let now = model.end_offset_sums[t as usize];
                 if before >= 0 && now >= before {
                     out.produce[t as usize] = (now - before) as f64 / elapsed;
@@ -38,8 +38,13 @@ impl RestoreRates {
         for (c, client) in model.clients.iter().enumerate() {
             let Some(before) = prev.task_offset_sums.get(&client.process_id) else { continue };
             let (mut s, mut k) = (0.0, 0usize);
+            // The client's reports in the order of a hash map filled from its input in order:
+            // the order in which the rates below have always been summed (floating point, so
+            // the order counts). Built for one client at a time.
+            let reported: rustc_hash::FxHashMap<Task, i64> =
+                client.input.task_offset_sums.iter().filter_map(|(task, &sum)| model.task(task).map(|t| (t, sum))).collect();
             // A task it had no state for then has been restored from 0.
-            for (&t, &now) in &client.reported {
+            for (&t, &now) in &reported {
                 let then = before.get(model.tasks[t as usize]).copied().unwrap_or(0);
                 if !model.stateful[t as usize] {
                     continue;

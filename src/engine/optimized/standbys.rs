@@ -50,8 +50,8 @@ pub(super) fn place_standbys(
     // are `holder_list[holder_starts[t]..holder_starts[t + 1]]`.
     let holds = |c: Client, t: Task| model.stateful[t as usize] && active_on[t as usize] != Some(c);
     let mut holder_starts = vec![0usize; model.tasks.len() + 1];
-    for (c, client) in model.clients.iter().enumerate() {
-        for &t in client.reported.keys().filter(|&&t| holds(c, t)) {
+    for c in 0..n {
+        for &t in model.reported(c).tasks().iter().filter(|&&t| holds(c, t)) {
             holder_starts[t as usize + 1] += 1;
         }
     }
@@ -63,8 +63,8 @@ pub(super) fn place_standbys(
     let acceptable = model.input.configs.acceptable_recovery_lag;
     let mut fill = holder_starts[..model.tasks.len()].to_vec();
     let mut holder_list: Vec<(Client, bool)> = vec![(0, false); holder_starts[model.tasks.len()]];
-    for (c, client) in model.clients.iter().enumerate() {
-        for (&t, &sum) in client.reported.iter().filter(|&(&t, _)| holds(c, t)) {
+    for c in 0..n {
+        for (t, sum) in model.reported(c).iter().filter(|&(t, _)| holds(c, t)) {
             let caught_up = TaskLag::compute(Some(sum), model.end_offset_sums[t as usize]).is_caught_up(acceptable);
             holder_list[fill[t as usize]] = (c, caught_up);
             fill[t as usize] += 1;
@@ -327,7 +327,7 @@ pub(super) fn place_standbys_full(
 ) -> Result<(), AssignError> {
     let n = model.num_clients();
     let tasks = &model.stateful_tasks;
-    let has_copy = |c: Client, t: Task| !placement.has_active(c, t) && model.clients[c].reported.contains_key(&t);
+    let has_copy = |c: Client, t: Task| !placement.has_active(c, t) && model.reported(c).contains(t);
     let (source, sink) = (0, 1);
     let task_node = |k: usize| 2 + k;
     let client_node = |c: Client| 2 + tasks.len() + c;
