@@ -14,17 +14,19 @@ pub(super) struct RestoreRates {
     client: Vec<Option<f64>>,
     /// Mean over all observations.
     group: Option<f64>,
-    /// Per task: changelog growth (records per ms).
+    /// Per task: changelog growth (records per ms); empty (all 0) without a previous
+    /// rebalance to compare with.
     produce: Vec<f64>,
 }
 
 impl RestoreRates {
     pub(super) fn new(model: &Model<'_>) -> Self {
         let n = model.num_clients();
-        let mut out = Self { client: vec![None; n], group: None, produce: vec![0.0; model.tasks.len()] };
+        let mut out = Self { client: vec![None; n], group: None, produce: Vec::new() };
         let Some(prev) = model.input.previous_rebalance.as_ref().filter(|p| p.elapsed_ms > 0) else {
             return out;
         };
+        out.produce = vec![0.0; model.tasks.len()];
         let elapsed = prev.elapsed_ms as f64;
         for (task, &before) in &prev.changelog_end_offset_sums {
             if let Some(t) = model.task(task) {
@@ -77,7 +79,7 @@ impl RestoreRates {
     /// Net catch-up rate of client `c` on task `t` (records per ms), if known and positive.
     pub(super) fn net_rate(&self, c: Client, t: Task) -> Option<f64> {
         let gross = self.gross_rate(c)?;
-        let net = gross - self.produce[t as usize];
+        let net = gross - self.produce.get(t as usize).copied().unwrap_or(0.0);
         (net > 0.0).then_some(net)
     }
 
