@@ -50,7 +50,8 @@ pub(crate) struct Model<'a> {
 impl<'a> Model<'a> {
     /// Validates and indexes an input.
     ///
-    /// Complexity: O((T + R) log T + N log N) for T tasks, N clients and R reported offset sums.
+    /// Complexity: O(T log T + R log G + N log N) for T tasks, G sub-topologies, N clients and R
+    /// reported offset sums.
     pub(crate) fn new(input: &'a AssignmentInput) -> Result<Self, InputError> {
         input.configs.validate()?;
         if input.clients.is_empty() {

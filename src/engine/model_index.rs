@@ -4,9 +4,13 @@
 
 use std::cmp::Ordering;
 
-use super::model::{Client, Task};
 use crate::jdk::cmp::cmp_java_strings;
 use crate::wire::TaskId;
+
+/// A task index, as the model's `Task` (the position in Java's `TaskId` order).
+type Task = u32;
+/// A client index, as the model's `Client` (the position in Java's `ProcessId` order).
+type Client = usize;
 
 /// Task id → task index, for tasks numbered in Java's `TaskId` order.
 ///
