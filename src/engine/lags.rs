@@ -36,8 +36,8 @@ impl LagIndex {
         let tasks = model.tasks.len();
         // Counts, then a prefix sum, then each client's reports in its task's range.
         let mut report_starts = vec![0u32; tasks + 1];
-        for client in &model.clients {
-            for &t in client.reported.keys() {
+        for c in 0..model.num_clients() {
+            for &t in model.reported(c).tasks() {
                 if model.stateful[t as usize] {
                     report_starts[t as usize + 1] += 1;
                 }
@@ -48,8 +48,8 @@ impl LagIndex {
         }
         let mut fill = report_starts[..tasks].to_vec();
         let mut reported = vec![(0i64, 0 as Client); report_starts[tasks] as usize];
-        for (c, client) in model.clients.iter().enumerate() {
-            for (&t, &sum) in &client.reported {
+        for c in 0..model.num_clients() {
+            for (t, sum) in model.reported(c).iter() {
                 if model.stateful[t as usize] {
                     // `Model::lag` of `c` on `t`, from the offset sum at hand.
                     let lag = TaskLag::compute(Some(sum), model.end_offset_sums[t as usize]).0;
@@ -150,7 +150,7 @@ impl LagIndex {
     ) -> Option<Client> {
         let list = self.reporters(t);
         let others_lag = model.unreported_lag(t);
-        let is_reporter = |c: Client| model.clients[c].reported.contains_key(&t);
+        let is_reporter = |c: Client| model.reported(c).contains(t);
         let advance_other = |from: usize| (from..self.num_clients).find(|&c| !is_reporter(c));
         let mut other = advance_other(0);
         let mut i = 0usize;

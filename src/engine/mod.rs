@@ -20,7 +20,8 @@
 //! The rest of the module: the public model ([`AssignmentConfigs`] in `config.rs`,
 //! [`AssignmentInput`] in `input.rs`, [`Assignment`] in `output.rs`, the [`TaskAssignor`] trait
 //! in `assignor.rs`, [`AssignorKind`] and [`assign`] in `registry.rs`, [`TaskLag`] in
-//! `task_lag.rs`); the internal model (`model.rs`, the lag tables in `lags.rs`), the rack-aware
+//! `task_lag.rs`); the internal model (`model.rs`, its task index and flat reported offset sums in
+//! `model_index.rs`, the lag tables in `lags.rs`), the rack-aware
 //! default costs (`costs.rs`) and what a leader keeps for the next rebalance's restore rates, with
 //! when it may use it (`snapshot.rs`). The JDK's collections, hash codes and orders that the
 //! assignors depend on are the crate's `jdk` module.
@@ -66,6 +67,7 @@ mod input;
 mod kafka;
 mod lags;
 mod model;
+mod model_index;
 mod optimized;
 mod output;
 mod rack_aware;

@@ -8,6 +8,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use super::input::{AssignmentInput, InputError};
+use super::model_index::{ClientReports, Reports, TaskIndex};
 use super::task_lag::TaskLag;
 use crate::jdk::cmp::{cmp_process_ids, cmp_task_ids};
 use crate::wire::{ProcessId, TaskId, UNKNOWN_OFFSET_SUM};
@@ -17,16 +18,11 @@ pub(crate) type Client = usize;
 /// A task index: the position of the task in Java `TaskId` order.
 pub(crate) type Task = u32;
 
-/// A map keyed by task index.
-pub(crate) type TaskMap<V> = rustc_hash::FxHashMap<Task, V>;
-
 /// One client of the [`Model`].
 #[derive(Debug)]
 pub(crate) struct ClientModel<'a> {
     pub(crate) process_id: ProcessId,
     pub(crate) capacity: u32,
-    /// Reported offset sums of known tasks.
-    pub(crate) reported: TaskMap<i64>,
     pub(crate) input: &'a super::input::ClientInput,
 }
 
@@ -37,8 +33,10 @@ pub(crate) struct Model<'a> {
     pub(crate) clients: Vec<ClientModel<'a>>,
     /// All tasks in Java order: the input's own ids (no copies).
     pub(crate) tasks: Vec<&'a TaskId>,
-    /// Task id → task index, keyed by the input's own ids (no copies).
-    pub(crate) task_index: rustc_hash::FxHashMap<&'a TaskId, Task>,
+    /// Task id → task index ([`Model::task`]).
+    task_index: TaskIndex<'a>,
+    /// Each client's reported offset sums of known tasks ([`Model::reported`]).
+    reports: Reports,
     pub(crate) stateful: Vec<bool>,
     /// Stateful tasks, sorted.
     pub(crate) stateful_tasks: Vec<Task>,
@@ -52,7 +50,8 @@ pub(crate) struct Model<'a> {
 impl<'a> Model<'a> {
     /// Validates and indexes an input.
     ///
-    /// Complexity: O((T + R) log T + N log N) for T tasks, N clients and R reported offset sums.
+    /// Complexity: O(T log T + R log G + N log N) for T tasks, G sub-topologies, N clients and R
+    /// reported offset sums.
     pub(crate) fn new(input: &'a AssignmentInput) -> Result<Self, InputError> {
         input.configs.validate()?;
         if input.clients.is_empty() {
@@ -68,7 +67,8 @@ impl<'a> Model<'a> {
         let mut sorted: Vec<(&'a TaskId, bool)> = stateful_ids.chain(input.stateless_tasks.iter().map(|t| (t, false))).collect();
         sorted.sort_by(|a, b| cmp_task_ids(a.0, b.0));
         let tasks: Vec<&'a TaskId> = sorted.iter().map(|&(t, _)| t).collect();
-        let task_index: rustc_hash::FxHashMap<&'a TaskId, Task> = sorted.iter().enumerate().map(|(i, &(t, _))| (t, i as Task)).collect();
+        let task_index = TaskIndex::new(&tasks);
+        let index_of = |id: &TaskId| task_index.get(&tasks, id);
         let stateful: Vec<bool> = sorted.iter().map(|&(_, s)| s).collect();
         drop(sorted);
         let stateful_tasks: Vec<Task> = (0..tasks.len() as Task).filter(|&t| stateful[t as usize]).collect();
@@ -83,8 +83,8 @@ impl<'a> Model<'a> {
             }
             Some(sums) => {
                 for (task, &sum) in sums {
-                    match task_index.get(task) {
-                        Some(&t) if stateful[t as usize] => end_offset_sums[t as usize] = sum,
+                    match index_of(task) {
+                        Some(t) if stateful[t as usize] => end_offset_sums[t as usize] = sum,
                         _ => return Err(InputError::UnexpectedEndOffsetSum(task.clone())),
                     }
                 }
@@ -94,7 +94,7 @@ impl<'a> Model<'a> {
             }
         }
 
-        if let Some(task) = input.task_partitions.keys().find(|t| !task_index.contains_key(*t)) {
+        if let Some(task) = input.task_partitions.keys().find(|t| index_of(t).is_none()) {
             return Err(InputError::UnknownPartitionTask(task.clone()));
         }
 
@@ -107,23 +107,28 @@ impl<'a> Model<'a> {
             if c.capacity == 0 || c.capacity > i32::MAX as u32 {
                 return Err(InputError::InvalidCapacity { process_id: c.process_id, capacity: c.capacity });
             }
-            if let Some(task) = c.owned_active_tasks.iter().find(|t| !task_index.contains_key(*t)) {
+            if let Some(task) = c.owned_active_tasks.iter().find(|t| index_of(t).is_none()) {
                 return Err(InputError::UnknownOwnedTask { process_id: c.process_id, task: task.clone() });
             }
-            let reported = c
-                .task_offset_sums
-                .iter()
-                .filter_map(|(task, &sum)| task_index.get(task).map(|&t| (t, sum)))
-                .collect();
-            clients.push(ClientModel { process_id: c.process_id, capacity: c.capacity, reported, input: c });
+            clients.push(ClientModel { process_id: c.process_id, capacity: c.capacity, input: c });
         }
         clients.sort_by(|a, b| cmp_process_ids(&a.process_id, &b.process_id));
+        // Reports of tasks the input does not list are left out.
+        let bound = clients.iter().map(|c| c.input.task_offset_sums.len()).sum();
+        let reports = Reports::new(clients.len(), bound, |c, push| {
+            for (task, &sum) in &clients[c].input.task_offset_sums {
+                if let Some(t) = index_of(task) {
+                    push(t, sum);
+                }
+            }
+        });
 
         Ok(Self {
             input,
             clients,
             tasks,
             task_index,
+            reports,
             stateful,
             stateful_tasks,
             stateless_tasks,
@@ -136,9 +141,31 @@ impl<'a> Model<'a> {
         self.clients.len()
     }
 
+    /// The index of task `id`, if the input lists it.
+    ///
+    /// Complexity: O(log G) for G sub-topologies (O(log P) more in one whose P partitions are
+    /// not `0..P` or the like, none missing).
+    pub(crate) fn task(&self, id: &TaskId) -> Option<Task> {
+        self.task_index.get(&self.tasks, id)
+    }
+
+    /// The index of task `id`, which the input lists (as validated: an owned, reported or
+    /// partition-mapped task, or a task of the input's own lists).
+    ///
+    /// # Panics
+    /// If the input does not list `id`.
+    pub(crate) fn task_of(&self, id: &TaskId) -> Task {
+        self.task(id).unwrap_or_else(|| panic!("task {id} is not one of the input's"))
+    }
+
+    /// Client `c`'s reported offset sums of the input's tasks, sorted by task.
+    pub(crate) fn reported(&self, c: Client) -> ClientReports<'_> {
+        self.reports.client(c)
+    }
+
     /// Kafka's `ClientState.lagFor`: the lag of client `c` on stateful task `t`.
     pub(crate) fn lag(&self, c: Client, t: Task) -> i64 {
-        TaskLag::compute(self.clients[c].reported.get(&t).copied(), self.end_offset_sums[t as usize]).0
+        TaskLag::compute(self.reported(c).get(t), self.end_offset_sums[t as usize]).0
     }
 
     /// The lag of every client that did not report task `t`.

@@ -122,7 +122,7 @@ impl LeaderCollections {
         for (_, &i) in topic_groups.iter() {
             if subs[i].2 {
                 for task in tasks_for_topic_group[i].keys() {
-                    if model.stateful[model.task_index[*task] as usize] {
+                    if model.stateful[model.task_of(task) as usize] {
                         changelog_partitions.add(task);
                     }
                 }
@@ -144,8 +144,8 @@ impl LeaderCollections {
         }
 
         Self {
-            all_tasks: partitions_for_task.keys().map(|t| model.task_index[*t]).collect(),
-            stateful_tasks: stateful_tasks.keys().map(|t| model.task_index[*t]).collect(),
+            all_tasks: partitions_for_task.keys().map(|t| model.task_of(t)).collect(),
+            stateful_tasks: stateful_tasks.keys().map(|t| model.task_of(t)).collect(),
             clients: client_states.iter().map(|(_, &c)| c).collect(),
         }
     }

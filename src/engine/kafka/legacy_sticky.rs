@@ -170,7 +170,7 @@ impl<'a, 'm> Sticky<'a, 'm> {
         let previous: Vec<(Task, Client)> = self
             .previous_active
             .iter()
-            .filter_map(|(task, pid)| model.task_index.get(task).map(|&t| (t, self.client_of[pid])))
+            .filter_map(|(task, pid)| model.task(task).map(|t| (t, self.client_of[pid])))
             .collect();
         for (t, c) in previous {
             if !self.preserve && !self.has_unfulfilled_quota(c, tasks_per_thread) {
@@ -183,7 +183,7 @@ impl<'a, 'm> Sticky<'a, 'm> {
         // Pass 2: previous standby owners, walking `new HashSet<>(allTaskIds)` minus the assigned.
         let mut unassigned = JavaHashSet::from_collection(self.leader.all_tasks.iter().map(|&t| task_id(t)));
         unassigned.remove_all(assigned.keys().copied(), assigned.len(), |task| assigned.contains_key(*task));
-        let walk: Vec<Task> = unassigned.keys().map(|task| model.task_index[*task]).collect();
+        let walk: Vec<Task> = unassigned.keys().map(|task| model.task_of(task)).collect();
         for t in walk {
             let Some(owners) = self.previous_standby.get(task_id(t)) else { continue };
             let owners: Vec<Client> = owners.keys().map(|pid| self.client_of[pid]).collect();
@@ -194,7 +194,7 @@ impl<'a, 'm> Sticky<'a, 'm> {
         }
 
         // Pass 3: the rest in TaskId order.
-        let mut rest: Vec<Task> = unassigned.keys().map(|task| model.task_index[*task]).collect();
+        let mut rest: Vec<Task> = unassigned.keys().map(|task| model.task_of(task)).collect();
         rest.sort_unstable();
         let everyone = self.all_clients();
         for t in rest {

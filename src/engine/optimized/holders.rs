@@ -24,8 +24,8 @@ pub(super) fn effective(lag: i64) -> i64 {
 /// owned its partitions (lowest index first).
 pub(super) fn previous_owners(model: &Model<'_>) -> Vec<Option<Client>> {
     let mut owners = vec![None; model.tasks.len()];
-    for (c, client) in model.clients.iter().enumerate() {
-        for (&t, &sum) in &client.reported {
+    for c in 0..model.num_clients() {
+        for (t, sum) in model.reported(c).iter() {
             if sum == LATEST_OFFSET && owners[t as usize].is_none() {
                 owners[t as usize] = Some(c);
             }
@@ -33,8 +33,8 @@ pub(super) fn previous_owners(model: &Model<'_>) -> Vec<Option<Client>> {
     }
     for (c, client) in model.clients.iter().enumerate() {
         for task in &client.input.owned_active_tasks {
-            let t = model.task_index[task] as usize;
-            let runs_elsewhere = owners[t].is_some_and(|o| model.clients[o].reported.get(&(t as Task)) == Some(&LATEST_OFFSET));
+            let t = model.task_of(task) as usize;
+            let runs_elsewhere = owners[t].is_some_and(|o| model.reported(o).get(t as Task) == Some(LATEST_OFFSET));
             if owners[t].is_none() || (!runs_elsewhere && c < owners[t].unwrap_or(usize::MAX)) {
                 owners[t] = Some(c);
             }
@@ -62,7 +62,7 @@ pub(super) fn best_caught_up(model: &Model<'_>, lags: &LagIndex, t: Task, except
 /// Complexity: O(R) for the R clients that reported `t`, plus the scan for the first other.
 pub(super) fn lag_candidates<'a>(model: &'a Model<'_>, lags: &'a LagIndex, t: Task, except: Option<Client>) -> impl Iterator<Item = (i64, Client)> + 'a {
     let reported = lags.reporters(t).iter().filter(move |&&(_, c)| Some(c) != except).map(|&(lag, c)| (effective(lag), c));
-    let reported_by = |c: Client| model.clients[c].reported.contains_key(&t);
+    let reported_by = |c: Client| model.reported(c).contains(t);
     let other = (0..model.num_clients()).find(|&c| Some(c) != except && !reported_by(c)).map(|c| (effective(model.unreported_lag(t)), c));
     reported.chain(other)
 }

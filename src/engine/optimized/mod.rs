@@ -33,7 +33,7 @@ use self::quotas::{imbalance, quota_window, sticky_quotas};
 use self::restore_rates::RestoreRates;
 use self::spares::{keep_fresher_copies, place_spares};
 use self::standbys::place_standbys;
-use self::stateless::place_stateless;
+use self::stateless::{place_stateless, stateless_owners};
 use self::target::{rack_target, stateful_target};
 use crate::engine::assignor::{AssignError, TaskAssignor};
 use crate::engine::costs::{HIGH_AVAILABILITY_NON_OVERLAP_COST, HIGH_AVAILABILITY_TRAFFIC_COST, STATELESS_COSTS};
@@ -190,23 +190,19 @@ impl TaskAssignor for OptimizedTaskAssignor {
             }
         }
         // The stateless tasks each client runs, and the room the balance of all actives leaves
-        // it for more stateful tasks.
-        let mut owner: Vec<Option<Client>> = vec![None; model.tasks.len()];
+        // it for more stateful tasks. (The per-task owners are listed again for step 6 rather
+        // than held through the standby step.)
         let mut owned = vec![0usize; n];
-        for (c, client) in model.clients.iter().enumerate() {
-            for task in &client.input.owned_active_tasks {
-                let t = model.task_index[task] as usize;
-                if !model.stateful[t] && owner[t].is_none() {
-                    owner[t] = Some(c);
-                    owned[c] += 1;
-                }
-            }
-        }
+        stateless_owners(&model).into_iter().flatten().for_each(|c| owned[c] += 1);
         let kept: Vec<usize> = claims.iter().zip(&owned).map(|(s, l)| s + l).collect();
         let all = sticky_quotas(stateful.len() + model.stateless_tasks.len(), &caps, &vec![0; n], &kept, usize::MAX, imbalance);
         let room: Vec<i64> = all.iter().zip(&kept).map(|(&a, &k)| a as i64 - k as i64).collect();
         let quotas = quota_window(stateful.len(), &caps, &vec![0; n], &claims, usize::MAX, imbalance, Some(&room)).0;
-        let mut target = stateful_target(&model, &lags, &rates, &caps, &quotas, &owners)?;
+        // The lag index goes to the target, which frees it once its costs are known, so that
+        // the solver and the trades find its room; it is built again for step 3 (the same
+        // index, from the same model; 0.1 s at a million tasks).
+        let mut target = stateful_target(&model, lags, &rates, &caps, &quotas, &owners)?;
+        let lags = LagIndex::new(&model);
         // Rack awareness (KIP-925), where Kafka's assignor would apply it: the target's tasks
         // re-placed for less cross-rack traffic, each client keeping its number of them.
         let mut rack = rack_aware::for_model(&model);
@@ -278,7 +274,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
         let keep: Vec<usize> = active_counts.iter().zip(&owned).map(|(a, o)| a + o).collect();
         let totals = sticky_quotas(model.stateless_tasks.len(), &caps, &active_counts, &keep, usize::MAX, imbalance);
         let room: Vec<usize> = totals.iter().zip(&active_counts).map(|(q, a)| q - a).collect();
-        place_stateless(&model, &mut placement, &caps, &owner, room)?;
+        place_stateless(&model, &mut placement, &caps, &stateless_owners(&model), room)?;
         if rack.can_enable() {
             let (traffic, non_overlap) = STATELESS_COSTS;
             rack.optimize_active_tasks(&model, &model.stateless_tasks, &mut placement, traffic, non_overlap);

@@ -14,20 +14,22 @@ pub(super) struct RestoreRates {
     client: Vec<Option<f64>>,
     /// Mean over all observations.
     group: Option<f64>,
-    /// Per task: changelog growth (records per ms).
+    /// Per task: changelog growth (records per ms); empty (all 0) without a previous
+    /// rebalance to compare with.
     produce: Vec<f64>,
 }
 
 impl RestoreRates {
     pub(super) fn new(model: &Model<'_>) -> Self {
         let n = model.num_clients();
-        let mut out = Self { client: vec![None; n], group: None, produce: vec![0.0; model.tasks.len()] };
+        let mut out = Self { client: vec![None; n], group: None, produce: Vec::new() };
         let Some(prev) = model.input.previous_rebalance.as_ref().filter(|p| p.elapsed_ms > 0) else {
             return out;
         };
+        out.produce = vec![0.0; model.tasks.len()];
         let elapsed = prev.elapsed_ms as f64;
         for (task, &before) in &prev.changelog_end_offset_sums {
-            if let Some(&t) = model.task_index.get(task) {
+            if let Some(t) = model.task(task) {
                 let now = model.end_offset_sums[t as usize];
                 if before >= 0 && now >= before {
                     out.produce[t as usize] = (now - before) as f64 / elapsed;
@@ -38,8 +40,13 @@ impl RestoreRates {
         for (c, client) in model.clients.iter().enumerate() {
             let Some(before) = prev.task_offset_sums.get(&client.process_id) else { continue };
             let (mut s, mut k) = (0.0, 0usize);
+            // The client's reports in the order of a hash map filled from its input in order:
+            // the order in which the rates below have always been summed (floating point, so
+            // the order counts). Built for one client at a time.
+            let reported: rustc_hash::FxHashMap<Task, i64> =
+                client.input.task_offset_sums.iter().filter_map(|(task, &sum)| model.task(task).map(|t| (t, sum))).collect();
             // A task it had no state for then has been restored from 0.
-            for (&t, &now) in &client.reported {
+            for (&t, &now) in &reported {
                 let then = before.get(model.tasks[t as usize]).copied().unwrap_or(0);
                 if !model.stateful[t as usize] {
                     continue;
@@ -72,7 +79,7 @@ impl RestoreRates {
     /// Net catch-up rate of client `c` on task `t` (records per ms), if known and positive.
     pub(super) fn net_rate(&self, c: Client, t: Task) -> Option<f64> {
         let gross = self.gross_rate(c)?;
-        let net = gross - self.produce[t as usize];
+        let net = gross - self.produce.get(t as usize).copied().unwrap_or(0.0);
         (net > 0.0).then_some(net)
     }
 

@@ -14,8 +14,9 @@ use crate::engine::model::{Client, Model, Task};
 
 /// Per client and sub-topology: the tasks held and the capacity-proportional share.
 pub(crate) struct Mix {
-    /// Per task (model index): its sub-topology's group, `usize::MAX` if not counted.
-    group: Vec<usize>,
+    /// Per task (model index): its sub-topology's group, `u32::MAX` if not counted (4 bytes a
+    /// task).
+    group: Vec<u32>,
     /// Groups counted.
     groups: usize,
     /// `counts[c * groups + g]`: tasks of group `g` on client `c`.
@@ -28,7 +29,7 @@ impl Mix {
     /// An empty mix over `tasks`, grouped by sub-topology (named topologies apart).
     pub(crate) fn new(model: &Model<'_>, tasks: &[Task], caps: &[u64]) -> Self {
         let mut ids: BTreeMap<(Option<&str>, i32), usize> = BTreeMap::new();
-        let mut group = vec![usize::MAX; model.tasks.len()];
+        let mut group = vec![u32::MAX; model.tasks.len()];
         let mut sizes: Vec<usize> = Vec::new();
         for &t in tasks {
             let id = &model.tasks[t as usize];
@@ -38,7 +39,7 @@ impl Mix {
                 sizes.push(0);
             }
             sizes[g] += 1;
-            group[t as usize] = g;
+            group[t as usize] = u32::try_from(g).expect("Mix: 2^32 sub-topologies or more");
         }
         let total: f64 = caps.iter().map(|&c| c as f64).sum::<f64>().max(1.0);
         let share = caps.iter().flat_map(|&c| sizes.iter().map(move |&s| s as f64 * c as f64 / total)).collect();
@@ -47,7 +48,7 @@ impl Mix {
 
     /// The group of task `t`.
     pub(crate) fn group(&self, t: Task) -> usize {
-        self.group[t as usize]
+        self.group[t as usize] as usize
     }
 
     /// Counts `t` on `c`.
@@ -109,10 +110,10 @@ pub(crate) fn rebalance_mix(
     for (k, &t) in tasks.iter().enumerate() {
         mix.add(target[k], t);
     }
-    // Tasks (positions in `tasks`) per client and group.
-    let mut held: Vec<Vec<Vec<usize>>> = vec![vec![Vec::new(); groups]; n];
+    // Tasks (positions in `tasks`, as `u32`s: 4 bytes a task) per client and group.
+    let mut held: Vec<Vec<Vec<u32>>> = vec![vec![Vec::new(); groups]; n];
     for (k, &t) in tasks.iter().enumerate() {
-        held[target[k]][mix.group(t)].push(k);
+        held[target[k]][mix.group(t)].push(u32::try_from(k).expect("rebalance_mix: 2^32 tasks or more"));
     }
     let mut work = 64usize.saturating_mul(tasks.len().saturating_add(n.saturating_mul(groups)));
     let mut spend = |steps: usize| {
@@ -121,12 +122,13 @@ pub(crate) fn rebalance_mix(
     };
     // The cheapest task of group `g` to leave `from` for `to` (owned by `by`, if given): the
     // rise in both parts of its cost, and its position in `held[from][g]`.
-    let cheapest = |held: &[Vec<Vec<usize>>], from: Client, to: Client, g: usize, by: Option<Client>| {
+    let cheapest = |held: &[Vec<Vec<u32>>], from: Client, to: Client, g: usize, by: Option<Client>| {
         held[from][g]
             .iter()
+            .map(|&k| k as usize)
             .enumerate()
-            .filter(|&(_, &k)| by.is_none_or(|o| owner[tasks[k] as usize] == Some(o)))
-            .map(|(at, &k)| {
+            .filter(|&(_, k)| by.is_none_or(|o| owner[tasks[k] as usize] == Some(o)))
+            .map(|(at, k)| {
                 let ((a, x), (b, y)) = (cost(k, to), cost(k, from));
                 (a.saturating_sub(b), x.saturating_sub(y), at)
             })
@@ -193,6 +195,7 @@ pub(crate) fn rebalance_mix(
                         let (k1, k2) = (held[c1][g1].swap_remove(a1), held[c2][g2].swap_remove(a2));
                         held[c2][g1].push(k1);
                         held[c1][g2].push(k2);
+                        let (k1, k2) = (k1 as usize, k2 as usize);
                         mix.remove(c1, tasks[k1]);
                         mix.add(c2, tasks[k1]);
                         mix.remove(c2, tasks[k2]);

@@ -49,38 +49,46 @@ pub(super) fn place_standbys(
     // Per task: the clients holding a copy of it, its active's client aside, sorted; task `t`'s
     // are `holder_list[holder_starts[t]..holder_starts[t + 1]]`.
     let holds = |c: Client, t: Task| model.stateful[t as usize] && active_on[t as usize] != Some(c);
-    let mut holder_starts = vec![0usize; model.tasks.len() + 1];
-    for (c, client) in model.clients.iter().enumerate() {
-        for &t in client.reported.keys().filter(|&&t| holds(c, t)) {
+    // (Positions and clients are `u32`s: 4 bytes a task and 8 a holder, live while the
+    // network is built.)
+    let mut holder_starts = vec![0u32; model.tasks.len() + 1];
+    for c in 0..n {
+        for &t in model.reported(c).tasks().iter().filter(|&&t| holds(c, t)) {
             holder_starts[t as usize + 1] += 1;
         }
     }
     for t in 0..model.tasks.len() {
-        holder_starts[t + 1] += holder_starts[t];
+        holder_starts[t + 1] = holder_starts[t + 1].checked_add(holder_starts[t]).expect("standbys: 2^32 copies or more");
     }
     // With each holder, whether its copy is caught up (`lags_caught_up`, from the offset sum
     // at hand).
     let acceptable = model.input.configs.acceptable_recovery_lag;
     let mut fill = holder_starts[..model.tasks.len()].to_vec();
-    let mut holder_list: Vec<(Client, bool)> = vec![(0, false); holder_starts[model.tasks.len()]];
-    for (c, client) in model.clients.iter().enumerate() {
-        for (&t, &sum) in client.reported.iter().filter(|&(&t, _)| holds(c, t)) {
+    let mut holder_list: Vec<(u32, bool)> = vec![(0, false); holder_starts[model.tasks.len()] as usize];
+    for c in 0..n {
+        for (t, sum) in model.reported(c).iter().filter(|&(t, _)| holds(c, t)) {
             let caught_up = TaskLag::compute(Some(sum), model.end_offset_sums[t as usize]).is_caught_up(acceptable);
-            holder_list[fill[t as usize]] = (c, caught_up);
+            holder_list[fill[t as usize] as usize] = (c as u32, caught_up);
             fill[t as usize] += 1;
         }
     }
     drop(fill);
     for t in 0..model.tasks.len() {
-        holder_list[holder_starts[t]..holder_starts[t + 1]].sort_unstable_by_key(|&(c, _)| c);
+        holder_list[holder_starts[t] as usize..holder_starts[t + 1] as usize].sort_unstable_by_key(|&(c, _)| c);
     }
-    let holders = |t: Task| &holder_list[holder_starts[t as usize]..holder_starts[t as usize + 1]];
+    let holders = |t: Task| {
+        let list = &holder_list[holder_starts[t as usize] as usize..holder_starts[t as usize + 1] as usize];
+        list.iter().map(|&(c, caught_up)| (c as Client, caught_up))
+    };
     drop(active_on);
     let mut claims: Vec<usize> = targets.to_vec();
-    holder_list.iter().for_each(|&(c, _)| claims[c] += 1);
+    holder_list.iter().for_each(|&(c, _)| claims[c as usize] += 1);
     // A client holds at most one copy of each task.
     let quotas = sticky_quotas(tasks.len() * wanted, caps, targets, &claims, tasks.len(), imbalance(model));
-    let target_of = pending_targets(model, pending);
+    // The pending moves are in task order: a task's target is found by binary search (no
+    // per-task table beside the network).
+    debug_assert!(pending.windows(2).all(|w| w[0].0 < w[1].0), "pending moves out of task order");
+    let target_of = |t: Task| pending.binary_search_by_key(&t, |&(p, _)| p).ok().map(|i| pending[i].1);
     let (source, sink) = (0, 1);
     let task_node = |k: usize| 2 + k;
     let client_node = |c: Client| 2 + tasks.len() + c;
@@ -90,9 +98,9 @@ pub(super) fn place_standbys(
     let edges = |add: &mut dyn FnMut(usize, usize, i64, i64)| {
         for (k, &t) in tasks.iter().enumerate() {
             add(source, task_node(k), wanted as i64, 0);
-            let pending_target = target_of[t as usize].filter(|&d| !placement.has_active(d, t) && !holders(t).iter().any(|&(c, _)| c == d));
+            let pending_target = target_of(t).filter(|&d| !placement.has_active(d, t) && !holders(t).any(|(c, _)| c == d));
             // A caught-up copy costs 0, any other copy and the pending target 1.
-            for (c, caught_up) in holders(t).iter().copied().chain(pending_target.map(|d| (d, false))) {
+            for (c, caught_up) in holders(t).chain(pending_target.map(|d| (d, false))) {
                 add(task_node(k), client_node(c), 1, i64::from(!caught_up));
             }
             add(task_node(k), pool, wanted as i64, 2);
@@ -106,7 +114,7 @@ pub(super) fn place_standbys(
     };
     let internal = |_| AssignError::Internal("optimized assignor: standby graph");
     let mut network = Network::build(3 + tasks.len() + n, edges).map_err(internal)?;
-    drop((holder_list, holder_starts, target_of));
+    drop((holder_list, holder_starts));
     network.min_cost_flow(source, sink, (tasks.len() * wanted) as i64).map_err(internal)?;
     // The copies each task keeps or gets from its own edges (task → client, in edge order),
     // then the units of the shared node: task → shared node per task, shared node → client per
@@ -327,7 +335,7 @@ pub(super) fn place_standbys_full(
 ) -> Result<(), AssignError> {
     let n = model.num_clients();
     let tasks = &model.stateful_tasks;
-    let has_copy = |c: Client, t: Task| !placement.has_active(c, t) && model.clients[c].reported.contains_key(&t);
+    let has_copy = |c: Client, t: Task| !placement.has_active(c, t) && model.reported(c).contains(t);
     let (source, sink) = (0, 1);
     let task_node = |k: usize| 2 + k;
     let client_node = |c: Client| 2 + tasks.len() + c;

@@ -39,17 +39,21 @@ pub(super) fn rack_target(model: &Model<'_>, rack: &mut dyn RackAwareOptimizer, 
     tasks.iter().zip(target).map(|(&t, &c)| owners[t as usize].unwrap_or(c)).collect()
 }
 
-/// The target client of every stateful task (in `model.stateful_tasks` order).
+/// The target client of every stateful task (in `model.stateful_tasks` order). The lag index
+/// is taken, and freed once the costs are known.
 pub(super) fn stateful_target(
     model: &Model<'_>,
-    lags: &LagIndex,
+    lags: LagIndex,
     rates: &RestoreRates,
     caps: &[u64],
     quotas: &[usize],
     owners: &[Option<Client>],
 ) -> Result<Vec<Client>, AssignError> {
     let (n, tasks) = (model.num_clients(), &model.stateful_tasks);
-    let (costs, split) = target_costs(model, lags, rates, owners)?;
+    let (costs, split) = target_costs(model, &lags, rates, owners)?;
+    // Nothing below reads the lag index: freed, its room serves the solver and the trades
+    // (the caller builds it again for the next step).
+    drop(lags);
     // Both solvers reach the same least cost and differ only in ties; small groups keep the
     // dense solver's, with which the simulator's comparison was established.
     let solved = if tasks.len().saturating_mul(n) <= DENSE_MAX_COSTS {

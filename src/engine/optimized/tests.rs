@@ -13,7 +13,7 @@ fn standby_cost(model: &Model<'_>, placement: &Placement, quotas: &[usize], targ
     let mut cost = 0;
     for c in 0..model.num_clients() {
         for &t in &placement.standby[c] {
-            let copy = model.clients[c].reported.contains_key(&t);
+            let copy = model.reported(c).contains(t);
             cost += if copy && lags_caught_up(model, c, t) {
                 0
             } else if copy || pending.contains(&(t, c)) {
@@ -43,7 +43,7 @@ fn the_best_caught_up_client_is_the_one_a_scan_of_every_client_finds() {
                 let best = best_caught_up(&model, &lags, t, except, &owners);
                 assert_eq!(best, scan, "scenario {index}, task {t}, except {except:?}");
                 if let Some(c) = best {
-                    won[if owners[t as usize] == Some(c) { 0 } else if model.clients[c].reported.contains_key(&t) { 1 } else { 2 }] += 1;
+                    won[if owners[t as usize] == Some(c) { 0 } else if model.reported(c).contains(t) { 1 } else { 2 }] += 1;
                 }
             }
         }
@@ -68,7 +68,7 @@ fn standbys_through_the_shared_node_cost_what_the_full_network_does() {
         let mut targets = vec![0; n];
         let mut pending = Vec::new();
         for (k, &t) in model.stateful_tasks.iter().enumerate() {
-            let c = (0..n).find(|&c| model.clients[c].reported.get(&t) == Some(&LATEST_OFFSET)).unwrap_or(k % n);
+            let c = (0..n).find(|&c| model.reported(c).get(t) == Some(LATEST_OFFSET)).unwrap_or(k % n);
             placement.assign_active(c, t);
             targets[c] += 1;
             if k % 5 == 0 {
@@ -78,7 +78,7 @@ fn standbys_through_the_shared_node_cost_what_the_full_network_does() {
         let caps: Vec<u64> = model.clients.iter().map(|c| u64::from(c.capacity.max(1))).collect();
         // The quotas and pending targets as `place_standbys` computes them, counted per pair.
         let claims: Vec<usize> = (0..n)
-            .map(|c| targets[c] + model.stateful_tasks.iter().filter(|&&t| !placement.has_active(c, t) && model.clients[c].reported.contains_key(&t)).count())
+            .map(|c| targets[c] + model.stateful_tasks.iter().filter(|&&t| !placement.has_active(c, t) && model.reported(c).contains(t)).count())
             .collect();
         let quotas = sticky_quotas(model.stateful_tasks.len() * wanted, &caps, &targets, &claims, model.stateful_tasks.len(), 0);
         let mut target_of = vec![None; model.tasks.len()];

@@ -168,7 +168,7 @@ pub fn optimize_rack_aware(
     let client_index: HashMap<ProcessId, Client> =
         model.clients.iter().enumerate().map(|(i, c)| (c.process_id, i)).collect();
     let client = |p: &ProcessId| client_index.get(p).copied().ok_or(RackAwareError::UnknownClient(*p));
-    let task = |t: &TaskId| model.task_index.get(t).copied().ok_or_else(|| RackAwareError::UnknownTask(t.clone()));
+    let task = |t: &TaskId| model.task(t).ok_or_else(|| RackAwareError::UnknownTask(t.clone()));
     let mut p = Placement::new(&model);
     let mut was = vec![usize::MAX; model.tasks.len()];
     for (id, pid) in &placement.active {

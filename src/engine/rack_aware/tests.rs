@@ -234,10 +234,10 @@ fn parity_standby_cost(
         model.clients.iter().enumerate().map(|(i, c)| (c.process_id, i)).collect();
     let mut placement = Placement::new(&model);
     for (t, p) in current {
-        placement.assign_active(index[p], model.task_index[t]);
+        placement.assign_active(index[p], model.task_of(t));
     }
     for (t, p) in standbys {
-        placement.assign_standby(index[p], model.task_index[t]);
+        placement.assign_standby(index[p], model.task_of(t));
     }
     let mut racks = PartitionRacks::new(&model);
     assert!(racks.can_enable());
@@ -258,7 +258,7 @@ fn parity_cost(input: &AssignmentInput, current: &[(TaskId, ProcessId)]) -> (i64
     let mut placement = Placement::new(&model);
     let mut was = vec![0; model.tasks.len()];
     for (t, p) in current {
-        let t = model.task_index[t];
+        let t = model.task_of(t);
         was[t as usize] = index[p];
         placement.assign_active(index[p], t);
     }

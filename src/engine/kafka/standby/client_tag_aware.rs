@@ -116,7 +116,7 @@ impl StandbyTaskAssignor for ClientTagAwareStandbyTaskAssignor {
         for c in to_reoffer.drain(..) {
             clients.offer(c, placement.assigned_load(c));
         }
-        let pending: Vec<(Task, i32)> = remaining.iter().map(|(t, &n)| (model.task_index[*t], n)).collect();
+        let pending: Vec<(Task, i32)> = remaining.iter().map(|(t, &n)| (model.task_of(t), n)).collect();
         for (task, mut left) in pending {
             while left > 0 {
                 let Some(c) = clients.poll(|c| !placement.has_assigned_task(c, task)) else { break };
