@@ -130,6 +130,9 @@ pub(crate) struct Residual<A: ArcForm = Arc> {
     reached: Vec<u32>,
     done: Vec<u32>,
     heap: BinaryHeap<Reverse<(i64, usize)>>,
+    /// Nodes reached at the distance being settled (through arcs of reduced cost 0): settled
+    /// next, in any order, without going through the heap.
+    now: Vec<u32>,
     // Blocking-flow scratch.
     level: Vec<u32>,
     next_arc: Vec<u32>,
@@ -207,6 +210,7 @@ impl<A: ArcForm> Residual<A> {
             reached: Vec::new(),
             done: Vec::new(),
             heap: BinaryHeap::new(),
+            now: Vec::new(),
             level: vec![NO_LEVEL; n],
             next_arc: vec![0; n],
             leveled: Vec::new(),
@@ -245,6 +249,7 @@ impl<A: ArcForm> Residual<A> {
         self.reached = Vec::new();
         self.done = Vec::new();
         self.heap = BinaryHeap::new();
+        self.now = Vec::new();
         self.level = Vec::new();
         self.next_arc = Vec::new();
         self.leveled = Vec::new();
@@ -347,15 +352,29 @@ impl<A: ArcForm> Residual<A> {
         self.reached.clear();
         self.done.clear();
         self.heap.clear();
+        self.now.clear();
         for v in 0..self.excess.len() {
             if self.excess[v] > 0 {
                 self.dist[v] = 0;
                 self.reached.push(v as u32);
-                self.heap.push(Reverse((0, v)));
+                self.now.push(v as u32);
             }
         }
+        // Nodes at the least distance `d` left are settled in any order: those reached at `d`
+        // itself (most arcs have reduced cost 0 once potentials are raised) wait in `now`, the
+        // others in the heap. The settled nodes beyond those nearer than the first deficit are
+        // at its distance, and their potentials do not change, so the order does not matter.
         let mut target = None;
-        while let Some(Reverse((d, u))) = self.heap.pop() {
+        let mut d = 0;
+        loop {
+            let u = if let Some(u) = self.now.pop() {
+                u as usize
+            } else if let Some(Reverse((at, u))) = self.heap.pop() {
+                d = at;
+                u
+            } else {
+                break;
+            };
             if self.settled.get(u) {
                 continue;
             }
@@ -383,7 +402,11 @@ impl<A: ArcForm> Residual<A> {
                         self.reached.push(v as u32);
                     }
                     self.dist[v] = nd;
-                    self.heap.push(Reverse((nd, v)));
+                    if nd == d {
+                        self.now.push(v as u32);
+                    } else {
+                        self.heap.push(Reverse((nd, v)));
+                    }
                 }
             }
         }
