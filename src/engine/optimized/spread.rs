@@ -85,8 +85,9 @@ type Cheapest = Option<(i64, i64, usize)>;
 type Question = (Client, Client, usize, Option<Client>);
 
 /// Answers to [`Question`]s, each with the version of the list it was read from, in a fixed
-/// number of slots (by hash; a question replaces the one in its slot): enough for the questions
-/// of a sweep, which the next sweep asks again, and a fixed size however large the group.
+/// number of slots, two for each hash of a question (a new question replaces the older of the
+/// two): enough for the questions of a sweep, which the next sweep asks again, and a fixed size
+/// however large the group.
 struct Answers {
     slots: Vec<Option<(Question, u32, Cheapest)>>,
 }
@@ -101,16 +102,25 @@ impl Answers {
 
     /// The answer to `question` on the list at `version`: the one kept, else `answer()`'s, kept.
     fn get_or(&mut self, question: Question, version: u32, answer: impl FnOnce() -> Cheapest) -> Cheapest {
-        let mask = self.slots.len() - 1;
-        let slot = &mut self.slots[FxBuildHasher.hash_one(question) as usize & mask];
-        match *slot {
-            Some((kept, at, found)) if kept == question && at == version => found,
-            _ => {
+        // The pair of slots `at` and `at + 1`; the newer answer in the first.
+        let at = FxBuildHasher.hash_one(question) as usize & (self.slots.len() - 2);
+        for i in [at, at + 1] {
+            if let Some((kept, seen, found)) = self.slots[i]
+                && kept == question
+            {
+                if seen == version {
+                    return found;
+                }
+                // An answer on an older list: replaced in place.
                 let found = answer();
-                *slot = Some((question, version, found));
-                found
+                self.slots[i] = Some((question, version, found));
+                return found;
             }
         }
+        let found = answer();
+        self.slots[at + 1] = self.slots[at];
+        self.slots[at] = Some((question, version, found));
+        found
     }
 }
 
