@@ -117,15 +117,22 @@ pub(crate) struct Residual<A: ArcForm = Arc> {
     /// Bit `p` set where arc `p` is a forward arc (empty where `forward` is kept): the edges
     /// leaving a node are read from its own arcs ([`for_each_edge_from`](Self::for_each_edge_from)).
     forward_bits: Vec<u64>,
+    /// The arcs with a residual capacity (> 0), which are all the searches follow: a node's
+    /// arcs are read by this bit set, and a long list of arcs at zero (such as the backward arcs
+    /// of a node many edges enter, while those carry no flow) is passed over 64 arcs a word.
+    open: Bits,
     potential: Vec<i64>,
     /// Inflow − outflow beyond the caller's flow: > 0 surplus, < 0 deficit.
     excess: Vec<i64>,
     // Dijkstra scratch.
     dist: Vec<i64>,
-    settled: Vec<bool>,
+    settled: Bits,
     reached: Vec<u32>,
     done: Vec<u32>,
     heap: BinaryHeap<Reverse<(i64, usize)>>,
+    /// Nodes reached at the distance being settled (through arcs of reduced cost 0): settled
+    /// next, in any order, without going through the heap.
+    now: Vec<u32>,
     // Blocking-flow scratch.
     level: Vec<u32>,
     next_arc: Vec<u32>,
@@ -169,6 +176,7 @@ impl<A: ArcForm> Residual<A> {
         let mut arcs = vec![A::default(); 2 * m];
         let mut forward = Vec::with_capacity(if by_edge { m } else { 0 });
         let mut forward_bits = if by_edge { Vec::new() } else { vec![0u64; (2 * m).div_ceil(64)] };
+        let mut open = Bits::new(2 * m);
         let mut filled = 0usize;
         edges(&mut |e| {
             let p = fill[e.from] as usize;
@@ -177,6 +185,8 @@ impl<A: ArcForm> Residual<A> {
             fill[e.to] += 1;
             arcs[p] = A::new(e.to as u32, q as u32, e.capacity - e.flow, e.cost);
             arcs[q] = A::new(e.from as u32, p as u32, e.flow, -e.cost);
+            open.set(p, e.capacity > e.flow);
+            open.set(q, e.flow > 0);
             if by_edge {
                 forward.push(p as u32);
             } else {
@@ -192,13 +202,15 @@ impl<A: ArcForm> Residual<A> {
             arcs,
             forward,
             forward_bits,
+            open,
             potential: vec![0; n],
             excess: vec![0; n],
             dist: vec![UNREACHED; n],
-            settled: vec![false; n],
+            settled: Bits::new(n),
             reached: Vec::new(),
             done: Vec::new(),
             heap: BinaryHeap::new(),
+            now: Vec::new(),
             level: vec![NO_LEVEL; n],
             next_arc: vec![0; n],
             leveled: Vec::new(),
@@ -232,10 +244,12 @@ impl<A: ArcForm> Residual<A> {
         self.potential = Vec::new();
         self.excess = Vec::new();
         self.dist = Vec::new();
-        self.settled = Vec::new();
+        self.open = Bits::default();
+        self.settled = Bits::default();
         self.reached = Vec::new();
         self.done = Vec::new();
         self.heap = BinaryHeap::new();
+        self.now = Vec::new();
         self.level = Vec::new();
         self.next_arc = Vec::new();
         self.leveled = Vec::new();
@@ -297,10 +311,16 @@ impl<A: ArcForm> Residual<A> {
         Ok(sent)
     }
 
+    /// Adds `amount` (which may be negative) to arc `p`'s residual capacity.
+    fn add_residual(&mut self, p: usize, amount: i64) {
+        self.arcs[p].add_residual(amount);
+        self.open.set(p, self.arcs[p].residual() > 0);
+    }
+
     fn push(&mut self, tail: usize, arc: usize, amount: i64) -> Result<(), FlowError> {
         let mate = self.arcs[arc].mate() as usize;
-        self.arcs[arc].add_residual(-amount);
-        self.arcs[mate].add_residual(amount);
+        self.add_residual(arc, -amount);
+        self.add_residual(mate, amount);
         let head = self.head(arc);
         self.excess[tail] = self.excess[tail].checked_sub(amount).ok_or(FlowError::Overflow)?;
         self.excess[head] = self.excess[head].checked_add(amount).ok_or(FlowError::Overflow)?;
@@ -327,32 +347,50 @@ impl<A: ArcForm> Residual<A> {
     fn raise_potentials(&mut self) -> Result<bool, FlowError> {
         for &v in &self.reached {
             self.dist[v as usize] = UNREACHED;
-            self.settled[v as usize] = false;
+            self.settled.set(v as usize, false);
         }
         self.reached.clear();
         self.done.clear();
         self.heap.clear();
+        self.now.clear();
         for v in 0..self.excess.len() {
             if self.excess[v] > 0 {
                 self.dist[v] = 0;
                 self.reached.push(v as u32);
-                self.heap.push(Reverse((0, v)));
+                self.now.push(v as u32);
             }
         }
+        // Nodes at the least distance `d` left are settled in any order: those reached at `d`
+        // itself (most arcs have reduced cost 0 once potentials are raised) wait in `now`, the
+        // others in the heap. The settled nodes beyond those nearer than the first deficit are
+        // at its distance, and their potentials do not change, so the order does not matter.
         let mut target = None;
-        while let Some(Reverse((d, u))) = self.heap.pop() {
-            if self.settled[u] {
+        let mut d = 0;
+        loop {
+            let u = if let Some(u) = self.now.pop() {
+                u as usize
+            } else if let Some(Reverse((at, u))) = self.heap.pop() {
+                d = at;
+                u
+            } else {
+                break;
+            };
+            if self.settled.get(u) {
                 continue;
             }
-            self.settled[u] = true;
+            self.settled.set(u, true);
             self.done.push(u as u32);
             if self.excess[u] < 0 {
                 target = Some(d);
                 break;
             }
-            for p in self.arcs_of(u) {
+            let end = self.first[u + 1] as usize;
+            let mut next = self.open.next_in(self.first[u] as usize, end);
+            while next < end {
+                let p = next;
+                next = self.open.next_in(p + 1, end);
                 let v = self.head(p);
-                if self.arcs[p].residual() == 0 || self.settled[v] {
+                if self.settled.get(v) {
                     continue;
                 }
                 let nd = d + self.reduced_cost(u, p);
@@ -364,7 +402,11 @@ impl<A: ArcForm> Residual<A> {
                         self.reached.push(v as u32);
                     }
                     self.dist[v] = nd;
-                    self.heap.push(Reverse((nd, v)));
+                    if nd == d {
+                        self.now.push(v as u32);
+                    } else {
+                        self.heap.push(Reverse((nd, v)));
+                    }
                 }
             }
         }
@@ -416,9 +458,13 @@ impl<A: ArcForm> Residual<A> {
             if self.level[u] >= deficit_level {
                 break;
             }
-            for p in self.arcs_of(u) {
+            let end = self.first[u + 1] as usize;
+            let mut next = self.open.next_in(self.first[u] as usize, end);
+            while next < end {
+                let p = next;
+                next = self.open.next_in(p + 1, end);
                 let v = self.head(p);
-                if self.arcs[p].residual() > 0 && self.level[v] == NO_LEVEL && self.reduced_cost(u, p) == 0 {
+                if self.level[v] == NO_LEVEL && self.reduced_cost(u, p) == 0 {
                     self.level[v] = self.level[u] + 1;
                     self.next_arc[v] = self.first[v];
                     self.leveled.push(v as u32);
@@ -443,17 +489,13 @@ impl<A: ArcForm> Residual<A> {
                 break;
             }
             let end = self.first[u + 1] as usize;
-            let mut p = self.next_arc[u] as usize;
+            let mut p = self.open.next_in(self.next_arc[u] as usize, end);
             while p < end {
                 let v = self.head(p);
-                if self.arcs[p].residual() > 0
-                    && self.level[v] != NO_LEVEL
-                    && self.level[v] == self.level[u] + 1
-                    && self.reduced_cost(u, p) == 0
-                {
+                if self.level[v] != NO_LEVEL && self.level[v] == self.level[u] + 1 && self.reduced_cost(u, p) == 0 {
                     break;
                 }
-                p += 1;
+                p = self.open.next_in(p + 1, end);
             }
             self.next_arc[u] = p as u32;
             if p < end {
@@ -473,8 +515,8 @@ impl<A: ArcForm> Residual<A> {
         for i in 0..self.path.len() {
             let p = self.path[i] as usize;
             let mate = self.arcs[p].mate() as usize;
-            self.arcs[p].add_residual(-amount);
-            self.arcs[mate].add_residual(amount);
+            self.add_residual(p, -amount);
+            self.add_residual(mate, amount);
         }
         self.excess[a] -= amount;
         self.excess[u] += amount;
@@ -488,4 +530,45 @@ fn edge_of<A: ArcForm>(arcs: &[A], p: u32) -> Edge {
     let arc = arcs[p as usize];
     let back = arcs[arc.mate() as usize];
     Edge { from: back.head() as usize, to: arc.head() as usize, capacity: arc.residual() + back.residual(), cost: arc.cost(), flow: back.residual() }
+}
+
+/// A set of positions below a fixed length, a bit each.
+#[derive(Default)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    /// The empty set of positions below `len`.
+    fn new(len: usize) -> Self {
+        Self(vec![0; len.div_ceil(64)])
+    }
+
+    fn get(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    fn set(&mut self, i: usize, on: bool) {
+        let bit = 1u64 << (i % 64);
+        if on {
+            self.0[i / 64] |= bit;
+        } else {
+            self.0[i / 64] &= !bit;
+        }
+    }
+
+    /// The first position of the set in `from..end` (`end` at most the length), else `end`.
+    fn next_in(&self, from: usize, end: usize) -> usize {
+        if from >= end {
+            return end;
+        }
+        let mut w = from / 64;
+        let mut word = self.0[w] & (!0u64 << (from % 64));
+        while word == 0 {
+            w += 1;
+            if w * 64 >= end {
+                return end;
+            }
+            word = self.0[w];
+        }
+        (w * 64 + word.trailing_zeros() as usize).min(end)
+    }
 }

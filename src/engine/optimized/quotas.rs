@@ -17,13 +17,42 @@ pub(super) fn imbalance(model: &Model<'_>) -> u32 {
 /// keeps a task instead of taking one), then to the lower index. No client goes above `limit`
 /// (while any is below it).
 ///
-/// Complexity: O(N + total · log N): only the client that takes a unit changes its place in that
-/// order.
+/// Complexity: O(N · log total) to deal the units by whole units per thread at once, then
+/// O((N + C) · log N) for the C ≤ sum of `caps` units left, one at a time: only the client that
+/// takes a unit changes its place in that order.
 pub(super) fn deal(total: usize, caps: &[u64], start: &[usize], claims: &[usize], limit: usize, lowest_after: bool) -> Vec<usize> {
     let mut q = start.to_vec();
+    let mut left = total;
+    // A client's keys rise with its units, so the units dealt are the `total` least keys of
+    // all (client, units held) pairs, first by units per thread (after taking the unit, with
+    // `lowest_after`): every key below a whole `t` units per thread is dealt before any other.
+    // The most such keys that `total` covers are dealt at once, and the rest one at a time. (A
+    // client without threads is last whatever its units: then all are dealt one at a time.)
+    if caps.iter().all(|&c| c > 0) {
+        let off = u128::from(lowest_after);
+        // The units client `c` takes below `t` units per thread.
+        let taken = |t: u128, c: usize| {
+            if start[c] >= limit {
+                0
+            } else {
+                ((t * u128::from(caps[c])).saturating_sub(off).min(limit as u128) as usize).max(start[c]) - start[c]
+            }
+        };
+        let count = |t: u128| (0..start.len()).fold(0usize, |sum, c| sum.saturating_add(taken(t, c)));
+        // Every client holds at least `t - 1` units below `t` per thread (or its limit).
+        let (mut lo, mut hi) = (0u128, total as u128 + start.iter().max().map_or(0, |&s| s as u128) + 2);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if count(mid) <= total { lo = mid } else { hi = mid - 1 }
+        }
+        for (c, held) in q.iter_mut().enumerate() {
+            *held += taken(lo, c);
+        }
+        left = total - count(lo);
+    }
     let key = |c: usize, q: usize| DealKey { units: q, cap: caps[c], deficit: claims[c].saturating_sub(q), client: c, lowest_after };
     let mut heap: BinaryHeap<Reverse<DealKey>> = (0..q.len()).filter(|&c| q[c] < limit).map(|c| Reverse(key(c, q[c]))).collect();
-    for _ in 0..total {
+    for _ in 0..left {
         let Some(Reverse(first)) = heap.pop() else { break };
         let c = first.client;
         q[c] += 1;

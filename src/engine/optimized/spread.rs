@@ -9,6 +9,9 @@
 //! targets between clients where that evens the mix at no cost in movements or warm-ups.
 
 use std::collections::BTreeMap;
+use std::hash::BuildHasher;
+
+use rustc_hash::FxBuildHasher;
 
 use crate::engine::model::{Client, Model, Task};
 
@@ -74,6 +77,54 @@ impl Mix {
     }
 }
 
+/// The cheapest task of a list to trade: the rise in (movements and warm-ups, restore time) of
+/// its cost, and its position in the list; `None` where no task of the list qualifies.
+type Cheapest = Option<(i64, i64, usize)>;
+
+/// A question to the trades' search for the cheapest task: from which client, to which, of
+/// which group, owned by whom (any owner if `None`).
+type Question = (Client, Client, usize, Option<Client>);
+
+/// Answers to [`Question`]s, each with the version of the list it was read from, in a fixed
+/// number of slots, two for each hash of a question (a new question replaces the older of the
+/// two): enough for the questions of a sweep, which the next sweep asks again, and a fixed size
+/// however large the group.
+struct Answers {
+    slots: Vec<Option<(Question, u32, Cheapest)>>,
+}
+
+impl Answers {
+    /// Slots for twice the questions of one sweep over `groups` groups (at most `2·TRIES³` per
+    /// group), within 256 and 16,384.
+    fn new(groups: usize) -> Self {
+        let len = groups.saturating_mul(4 * TRIES.pow(3)).next_power_of_two().clamp(1 << 8, 1 << 14);
+        Self { slots: vec![None; len] }
+    }
+
+    /// The answer to `question` on the list at `version`: the one kept, else `answer()`'s, kept.
+    fn get_or(&mut self, question: Question, version: u32, answer: impl FnOnce() -> Cheapest) -> Cheapest {
+        // The pair of slots `at` and `at + 1`; the newer answer in the first.
+        let at = FxBuildHasher.hash_one(question) as usize & (self.slots.len() - 2);
+        for i in [at, at + 1] {
+            if let Some((kept, seen, found)) = self.slots[i]
+                && kept == question
+            {
+                if seen == version {
+                    return found;
+                }
+                // An answer on an older list: replaced in place.
+                let found = answer();
+                self.slots[i] = Some((question, version, found));
+                return found;
+            }
+        }
+        let found = answer();
+        self.slots[at + 1] = self.slots[at];
+        self.slots[at] = Some((question, version, found));
+        found
+    }
+}
+
 /// Clients tried from each end of the order, and groups to take in return, per group and sweep.
 const TRIES: usize = 4;
 
@@ -94,7 +145,8 @@ const TRIES: usize = 4;
 /// relative to the first; at most one trade. Sweeps until one makes no trade, at most
 /// `tasks.len()` trades, and stops after about 64·(T + N·G) steps of work for T tasks, N clients
 /// and G groups, so that it stays a small part of the assignment on any group; a mix it cannot
-/// even out within that stays as the flow left it.
+/// even out within that stays as the flow left it. (A search for the cheapest task counts the
+/// length of its list as work whether it reads the list or an earlier answer on the same list.)
 pub(crate) fn rebalance_mix(
     mix: &mut Mix,
     tasks: &[Task],
@@ -133,6 +185,17 @@ pub(crate) fn rebalance_mix(
                 (a.saturating_sub(b), x.saturating_sub(y), at)
             })
             .min()
+    };
+    // Sweeps ask the same questions again and again (most pairs trade nothing, and on a large
+    // group nearly every answer is asked for many times), and each answer reads the costs of a
+    // whole list of tasks scattered over memory. An answer depends only on `held[from][g]`, so
+    // it is kept with the list's version (`versions[from * groups + g]`, raised on every change
+    // of the list) and read back while that is unchanged. The work counted is the same either
+    // way, so the trades made are too.
+    let mut versions: Vec<u32> = vec![0; n * groups];
+    let mut answers = Answers::new(groups);
+    let mut cheapest = |held: &[Vec<Vec<u32>>], versions: &[u32], from: Client, to: Client, g: usize, by: Option<Client>| {
+        answers.get_or((from, to, g, by), versions[from * groups + g], || cheapest(held, from, to, g, by))
     };
     let mut budget = tasks.len();
     let mut clients: Vec<Client> = (0..n).collect();
@@ -179,12 +242,12 @@ pub(crate) fn rebalance_mix(
                         }
                         let lean = |c: Client| mix.excess(c, g1) - mix.excess(c, g2);
                         let picks = if gap > 2.0 + 1e-9 {
-                            cheapest(&held, c1, c2, g1, None).zip(cheapest(&held, c2, c1, g2, None))
+                            cheapest(&held, &versions, c1, c2, g1, None).zip(cheapest(&held, &versions, c2, c1, g2, None))
                         } else if lean(c1) > 1.0 + 1e-9 {
                             // `c1` takes back a task of g2 it owns and gives up one of g1.
-                            cheapest(&held, c1, c2, g1, Some(c1)).zip(cheapest(&held, c2, c1, g2, Some(c1)))
+                            cheapest(&held, &versions, c1, c2, g1, Some(c1)).zip(cheapest(&held, &versions, c2, c1, g2, Some(c1)))
                         } else if lean(c2) < -1.0 - 1e-9 {
-                            cheapest(&held, c1, c2, g1, Some(c2)).zip(cheapest(&held, c2, c1, g2, Some(c2)))
+                            cheapest(&held, &versions, c1, c2, g1, Some(c2)).zip(cheapest(&held, &versions, c2, c1, g2, Some(c2)))
                         } else {
                             None
                         };
@@ -196,6 +259,11 @@ pub(crate) fn rebalance_mix(
                         held[c2][g1].push(k1);
                         held[c1][g2].push(k2);
                         let (k1, k2) = (k1 as usize, k2 as usize);
+                        for (c, g) in [(c1, g1), (c2, g2), (c2, g1), (c1, g2)] {
+                            // (A list changes once a trade at most, and there are fewer trades than tasks:
+                            // a version never wraps back to one kept.)
+                            versions[c * groups + g] = versions[c * groups + g].wrapping_add(1);
+                        }
                         mix.remove(c1, tasks[k1]);
                         mix.add(c2, tasks[k1]);
                         mix.remove(c2, tasks[k2]);

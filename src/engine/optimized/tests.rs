@@ -128,7 +128,7 @@ proptest::proptest! {
     #[test]
     fn the_heap_deals_as_the_scan_does(
         clients in proptest::collection::vec((1u64..6, 0usize..8, 0usize..12), 1..12),
-        total in 0usize..80,
+        total in 0usize..400,
         limit in proptest::option::of(1usize..14),
         lowest_after: bool,
     ) {
