@@ -693,7 +693,11 @@ use kstreams_assignor::wire::{AssignmentEnvelope, AssignmentInfo, NextRebalance,
 
 /// A file in a fresh temporary directory with `text` in it.
 fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("ksa-cli-{}-{name}", std::process::id()));
+    // One directory per call: tests run on parallel threads, and a file rewritten while another
+    // test's child process reads it would be read half written.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("ksa-cli-{}-{call}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();

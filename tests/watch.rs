@@ -58,7 +58,11 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn temp_file(name: &str, content: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("kstreams-watch-{}-{name}", std::process::id()));
+    // One directory per call: tests run on parallel threads, and a file rewritten while another
+    // test's child process reads it would be read half written.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("kstreams-watch-{}-{call}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, content).unwrap();
