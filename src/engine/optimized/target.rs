@@ -3,7 +3,7 @@
 
 use super::holders::{effective, lag_candidates};
 use super::restore_rates::RestoreRates;
-use super::spread::{Mix, rebalance_mix};
+use super::spread::{Mix, Rise, rebalance_mix};
 use crate::engine::assignor::AssignError;
 use crate::engine::lags::LagIndex;
 use crate::engine::model::{Client, Model, Placement};
@@ -50,7 +50,7 @@ pub(super) fn stateful_target(
     owners: &[Option<Client>],
 ) -> Result<Vec<Client>, AssignError> {
     let (n, tasks) = (model.num_clients(), &model.stateful_tasks);
-    let (costs, split) = target_costs(model, &lags, rates, owners)?;
+    let (costs, mut split) = target_costs(model, &lags, rates, owners)?;
     // Nothing below reads the lag index: freed, its room serves the solver and the trades
     // (the caller builds it again for the next step).
     drop(lags);
@@ -66,7 +66,7 @@ pub(super) fn stateful_target(
     let mut target = solved.map_err(|_| AssignError::Internal("optimized assignor: no target"))?.clients;
     // Then each sub-topology spread over the clients, before the restore time.
     let mut mix = Mix::new(model, tasks, caps);
-    rebalance_mix(&mut mix, tasks, owners, &mut target, n, |k, c| split.at(k, c));
+    rebalance_mix(&mut mix, tasks, owners, &mut target, n, &mut split);
     Ok(target)
 }
 
@@ -175,6 +175,8 @@ pub(super) fn target_costs(
         split.starts.push(position(split.entries.len())?);
         costs.push_task(&class_costs, &listed).map_err(internal)?;
     }
+    // Room for the last task's fixed-width read in `SplitCosts::rise`.
+    split.entries.extend([PADDING; SHORT]);
     Ok((costs, split))
 }
 
@@ -184,9 +186,10 @@ pub(super) fn target_costs(
 pub(super) struct SplitCosts {
     classes: usize,
     class_of: Vec<u32>,
-    /// Task `k`'s costs are `entries[starts[k]..starts[k + 1]]`: `classes` class costs (by class,
-    /// `client` unused), then its candidates' (by client). (Positions are `u32`s: 4 bytes a
-    /// task, half the cache lines of `usize`s for the trades' scattered look-ups.)
+    /// The costs of the task at `i` are `entries[starts[i]..starts[i + 1]]`: `classes` class
+    /// costs (by class, `client` unused), then its candidates' (by client), and after the last
+    /// task [`PADDING`]. Tasks are in the order of `model.stateful_tasks` until the trades
+    /// arrange them in theirs. (Positions are `u32`s: 4 bytes a task.)
     entries: Vec<SplitCost>,
     starts: Vec<u32>,
 }
@@ -199,13 +202,119 @@ struct SplitCost {
     restore: i32,
 }
 
-impl SplitCosts {
-    fn at(&self, k: usize, c: Client) -> (i64, i64) {
-        let (by_class, listed) = self.entries[self.starts[k] as usize..self.starts[k + 1] as usize].split_at(self.classes);
-        let cost = match listed.binary_search_by_key(&c, |e| e.client as usize) {
-            Ok(i) => listed[i],
-            Err(_) => by_class[self.class_of[c] as usize],
-        };
-        (i64::from(cost.class), i64::from(cost.restore))
+impl Rise for SplitCosts {
+    fn arrange(&mut self, order: impl Iterator<Item = u32>) {
+        // Both layouts are alive until the copy is made; the flow's costs, freed before the
+        // trades, took more.
+        let mut entries = Vec::with_capacity(self.entries.len());
+        let mut starts = Vec::with_capacity(self.starts.len());
+        for k in order {
+            let k = k as usize;
+            // (The same blocks in another order: no position exceeds the last one of the
+            // former layout, which is a `u32`.)
+            starts.push(entries.len() as u32);
+            entries.extend_from_slice(&self.entries[self.starts[k] as usize..self.starts[k + 1] as usize]);
+        }
+        starts.push(entries.len() as u32);
+        entries.extend([PADDING; SHORT]);
+        (self.entries, self.starts) = (entries, starts);
+    }
+
+    fn rise(&self, _: usize, at: u32, from: Client, to: Client) -> (i64, i64) {
+        let (start, end) = (self.starts[at as usize] as usize, self.starts[at as usize + 1] as usize);
+        let first = start + self.classes;
+        let listed = end - first;
+        // Positions of the two costs in `entries`: their classes', unless they are candidates.
+        let (mut at_from, mut at_to) = (start + self.class_of[from] as usize, start + self.class_of[to] as usize);
+        if listed <= SHORT {
+            // Most tasks have a few candidates: picked among a fixed number of slots by
+            // conditional moves, not by branches that would mispredict from task to task.
+            // Slots past the task's own are masked (`entries` is padded after the last task).
+            for (i, e) in self.entries[first..first + SHORT].iter().enumerate() {
+                let live = i < listed;
+                let client = e.client as usize;
+                at_from = if live & (client == from) { first + i } else { at_from };
+                at_to = if live & (client == to) { first + i } else { at_to };
+            }
+        } else {
+            let candidates = &self.entries[first..end];
+            let find = |c: Client| candidates.binary_search_by_key(&c, |e| e.client as usize).ok().map(|i| first + i);
+            at_from = find(from).unwrap_or(at_from);
+            at_to = find(to).unwrap_or(at_to);
+        }
+        let (a, b) = (self.entries[at_to], self.entries[at_from]);
+        (i64::from(a.class) - i64::from(b.class), i64::from(a.restore) - i64::from(b.restore))
+    }
+}
+
+/// Candidates of a task that `SplitCosts::rise` scans without branches; longer lists are
+/// searched.
+const SHORT: usize = 4;
+
+/// The entries after the last task, read and masked by that scan.
+const PADDING: SplitCost = SplitCost { client: u32::MAX, class: 0, restore: 0 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// Split costs of `tasks` tasks over `clients` clients in `classes` classes, each task with
+    /// 0 to 7 candidates (both sides of `SHORT`).
+    fn random_split(rng: &mut Rng, tasks: usize, clients: usize, classes: usize) -> SplitCosts {
+        let class_of = (0..clients).map(|_| rng.range(0, classes as i64 - 1) as u32).collect();
+        let mut split = SplitCosts { classes, class_of, entries: Vec::new(), starts: vec![0] };
+        let cost = |rng: &mut Rng, client| SplitCost { client, class: rng.range(0, 99) as i32, restore: rng.range(0, 99) as i32 };
+        for _ in 0..tasks {
+            split.entries.extend((0..classes).map(|_| cost(rng, u32::MAX)));
+            let mut listed: Vec<u32> = (0..clients as u32).collect();
+            // A random subset of the clients, in client order.
+            let keep = rng.range(0, 7) as usize;
+            while listed.len() > keep {
+                let at = rng.range(0, listed.len() as i64 - 1) as usize;
+                listed.remove(at);
+            }
+            split.entries.extend(listed.into_iter().map(|c| cost(rng, c)));
+            split.starts.push(split.entries.len() as u32);
+        }
+        split.entries.extend([PADDING; SHORT]);
+        split
+    }
+
+    /// The cost of task `k` on `c` read the plain way: its candidate's entry, else its class's.
+    fn plain(split: &SplitCosts, k: usize, c: Client) -> (i64, i64) {
+        let block = &split.entries[split.starts[k] as usize..split.starts[k + 1] as usize];
+        let (by_class, listed) = block.split_at(split.classes);
+        let e = listed.iter().find(|e| e.client as usize == c).unwrap_or(&by_class[split.class_of[c] as usize]);
+        (i64::from(e.class), i64::from(e.restore))
+    }
+
+    #[test]
+    fn rises_are_the_same_before_and_after_the_costs_are_arranged() {
+        let mut rng = Rng::new(7);
+        for (tasks, clients, classes) in [(1, 2, 1), (40, 9, 1), (60, 12, 3), (25, 5, 2)] {
+            let mut split = random_split(&mut rng, tasks, clients, classes);
+            let rise = |split: &SplitCosts, k: usize, from: Client, to: Client| {
+                let ((a, x), (b, y)) = (plain(split, k, to), plain(split, k, from));
+                (a - b, x - y)
+            };
+            let pairs: Vec<(Client, Client)> = (0..clients).flat_map(|f| (0..clients).map(move |t| (f, t))).collect();
+            let before: Vec<Vec<(i64, i64)>> = (0..tasks).map(|k| pairs.iter().map(|&(f, t)| rise(&split, k, f, t)).collect()).collect();
+            for (k, expected) in before.iter().enumerate() {
+                let unarranged: Vec<(i64, i64)> = pairs.iter().map(|&(f, t)| split.rise(k, k as u32, f, t)).collect();
+                assert_eq!(&unarranged, expected, "task {k} in task order");
+            }
+            // A random order (Fisher–Yates).
+            let mut order: Vec<u32> = (0..tasks as u32).collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.range(0, i as i64) as usize);
+            }
+            split.arrange(order.iter().copied());
+            assert_eq!(split.entries.len(), split.starts[tasks] as usize + SHORT, "padded once");
+            for (at, &k) in order.iter().enumerate() {
+                let arranged: Vec<(i64, i64)> = pairs.iter().map(|&(f, t)| split.rise(k as usize, at as u32, f, t)).collect();
+                assert_eq!(arranged, before[k as usize], "task {k} at {at}");
+            }
+        }
     }
 }
