@@ -9,6 +9,10 @@ pub(crate) trait JavaHashCode {
 
 /// `String.hashCode`: `s[0]·31^(n-1) + … + s[n-1]` over UTF-16 code units, wrapping.
 pub(crate) fn string_hash(s: &str) -> i32 {
+    // An ASCII string's UTF-16 code units are its bytes: no decoding.
+    if s.is_ascii() {
+        return s.bytes().fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)));
+    }
     s.encode_utf16().fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
 }
 

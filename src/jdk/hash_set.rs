@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 
 use super::cmp::JavaComparable;
-use super::hash::JavaHashCode;
+use super::hash::{JavaHashCode, spread};
 use super::hash_map::JavaHashSet;
 
 /// A key of a [`JavaHashSet`]: the index of an item, with its hash code and the items' order.
@@ -37,7 +37,8 @@ impl<T> Eq for Keyed<'_, T> {}
 
 /// The iteration order of a `new HashSet<>()` after adding the distinct `items` in the given
 /// order, where `hash` is their `hashCode()` and `cmp` their `compareTo` (which orders items of
-/// equal hash in a tree bin), replayed by a [`JavaHashSet`], tree bins included.
+/// equal hash in a tree bin), replayed by a [`JavaHashSet`], tree bins included; sets whose
+/// buckets never reach 9 keys are put in order by bucket alone.
 ///
 /// For a class that is not `Comparable`, Java orders such items by their identity hash codes,
 /// which differ from run to run; `|_, _| Ordering::Equal` takes them in the order added instead.
@@ -47,15 +48,55 @@ pub(crate) fn hash_set_order_by<T>(
     cmp: impl Fn(&T, &T) -> Ordering,
 ) -> Vec<T> {
     let items: Vec<T> = items.into_iter().collect();
-    let order: Vec<usize> = {
+    let hashes: Vec<i32> = items.iter().map(&hash).collect();
+    let order: Vec<usize> = uncrowded_order(&hashes).unwrap_or_else(|| {
         let mut set = JavaHashSet::new();
-        for (seq, item) in items.iter().enumerate() {
-            set.add(Keyed { hash: hash(item), seq, items: &items, cmp: &cmp });
+        for (seq, &hash) in hashes.iter().enumerate() {
+            set.add(Keyed { hash, seq, items: &items, cmp: &cmp });
         }
         set.keys().map(|k| k.seq).collect()
-    };
+    });
     let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
     order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+/// The iteration order of a `new HashSet<>()` after adding distinct keys with these hash codes,
+/// when no bucket of the table ever holds 9 keys: by bucket of the final table, in insertion
+/// order within a bucket, since a resize splits every bucket keeping its order. `None` when a
+/// bucket does reach 9 (it then becomes a tree, or a small table doubles early), which leaves
+/// the order to the full replay.
+///
+/// Complexity: O(k log k) for k keys, without the replay's nodes.
+fn uncrowded_order(hashes: &[i32]) -> Option<Vec<usize>> {
+    let k = hashes.len();
+    let spread: Vec<u32> = hashes.iter().map(|&h| spread(h) as u32).collect();
+    // The table passes through capacities 16, 32, …; each one holds up to its threshold plus
+    // one key (the key that crosses the threshold is put before the table doubles).
+    let mut capacity = 16usize;
+    let mut counts: Vec<u8> = Vec::new();
+    loop {
+        let threshold = capacity * 3 / 4;
+        if k >= 9 {
+            counts.clear();
+            counts.resize(capacity, 0);
+            for &h in &spread[..(threshold + 1).min(k)] {
+                let n = &mut counts[h as usize & (capacity - 1)];
+                *n += 1;
+                if *n >= 9 {
+                    return None;
+                }
+            }
+        }
+        if k <= threshold {
+            break;
+        }
+        capacity *= 2;
+    }
+    let mask = capacity - 1;
+    let mut order: Vec<usize> = (0..k).collect();
+    // Stable: insertion order within a bucket.
+    order.sort_by_key(|&i| spread[i] as usize & mask);
+    Some(order)
 }
 
 /// [`hash_set_order_by`] for items of a class that is not `Comparable`: items of equal hash in a
@@ -78,5 +119,36 @@ mod tests {
         // Buckets of 16: 0_0 → 29791 & 15 = 15, 0_1 → 29822 & 15 = 14, 1_0 → 30752 & 15 = 0.
         let order = hash_set_order([t(0, 0), t(0, 1), t(1, 0)], TaskId::java_hash_code);
         assert_eq!(order, [t(1, 0), t(0, 1), t(0, 0)]);
+    }
+
+    /// The order by bucket is the replay's order whenever it is used, through resizes; sets
+    /// with a crowded bucket are left to the replay.
+    #[test]
+    fn the_order_by_bucket_is_the_replay_order() {
+        let replay = |hashes: &[i32]| -> Vec<usize> {
+            let items: Vec<usize> = (0..hashes.len()).collect();
+            let cmp = |a: &usize, b: &usize| a.cmp(b);
+            let mut set = JavaHashSet::new();
+            for (seq, &hash) in hashes.iter().enumerate() {
+                set.add(Keyed { hash, seq, items: &items, cmp: &cmp });
+            }
+            set.keys().map(|k| k.seq).collect()
+        };
+        let mut rng = crate::rng::Rng::new(11);
+        let (mut fast, mut crowded) = (0, 0);
+        for k in [0usize, 1, 5, 9, 12, 13, 25, 49, 100, 700] {
+            for spread_bits in [3u32, 8, 16, 31] {
+                let hashes: Vec<i32> =
+                    (0..k).map(|_| (rng.range(0, (1i64 << spread_bits) - 1) as i32).wrapping_mul(-1_640_531_535)).collect();
+                match uncrowded_order(&hashes) {
+                    Some(order) => {
+                        assert_eq!(order, replay(&hashes), "k = {k}, bits = {spread_bits}");
+                        fast += 1;
+                    }
+                    None => crowded += 1,
+                }
+            }
+        }
+        assert!(fast >= 20 && crowded >= 3, "{fast} by bucket, {crowded} crowded");
     }
 }

@@ -7,7 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::aggregate::Members;
 use super::engine_input::EngineInput;
 use super::input::LeaderInput;
-use super::java_order::{java_client_order, java_host_maps, java_host_maps_form, java_partitions_for_task, java_standby_tasks};
+use super::java_order::{
+    JavaTaskPartitions, java_client_order, java_host_maps, java_host_maps_form, java_partitions_for_task, java_standby_tasks,
+};
 use super::output::{AssignmentReport, GroupAssignment, LeaderError};
 use super::tasks::Tasks;
 use super::threads::{ClientHistory, ClientTasks, assign_tasks_to_threads, build_member_assignments};
@@ -21,7 +23,7 @@ use crate::wire::{
 pub(crate) fn host_maps(
     members: &Members,
     assignment: &Assignment,
-    java_parts: &BTreeMap<TaskId, Vec<TopicPartition>>,
+    java_parts: &JavaTaskPartitions<'_>,
 ) -> HostMaps {
     let (mut active_hosts, mut standby_hosts) = (Vec::new(), Vec::new());
     if members.min_used >= 2 {

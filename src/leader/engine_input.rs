@@ -3,6 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rustc_hash::FxHashMap;
+
 use super::aggregate::Members;
 use super::input::{ChangelogEndOffsets, LeaderInput, RebalanceSnapshot};
 use super::tasks::{ClusterMetadata, Tasks};
@@ -43,8 +45,9 @@ impl EngineInput {
             Some(sums) => sums.clone(),
             None => stateful.iter().map(|t| (t.clone(), UNKNOWN_OFFSET_SUM)).collect(),
         };
-        let task_for_partition: BTreeMap<TopicPartition, TaskId> =
-            tasks.task_for_partition().into_iter().map(|(p, t)| (p.clone(), t.clone())).collect();
+        // Looked up once per owned partition; its order does not matter.
+        let task_for_partition: FxHashMap<&TopicPartition, &TaskId> =
+            tasks.partitions_for_task.iter().flat_map(|(task, parts)| parts.iter().map(move |p| (p, task))).collect();
 
         let mut engine_input = AssignmentInput::new().with_configs(input.config.assignment.clone());
         engine_input.stateful_tasks = stateful;
@@ -56,7 +59,7 @@ impl EngineInput {
         let mut previous_standby: BTreeMap<ProcessId, BTreeSet<TaskId>> = BTreeMap::new();
         for (pid, client) in &members.clients {
             let owned_active: BTreeSet<TaskId> =
-                client.owned.keys().filter_map(|p| task_for_partition.get(p).cloned()).collect();
+                client.owned.keys().filter_map(|p| task_for_partition.get(p).map(|&t| t.clone())).collect();
             let standby: BTreeSet<TaskId> = client
                 .offset_sums
                 .iter()

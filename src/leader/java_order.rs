@@ -15,6 +15,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rustc_hash::FxHashSet;
+
 use super::tasks::Tasks;
 use super::topology::Topology;
 use crate::jdk::cmp::{JavaComparable, cmp_task_ids};
@@ -38,6 +40,28 @@ fn source_topic_order(topology: &Topology, id: i32) -> Vec<String> {
     set.keys().cloned().collect()
 }
 
+/// Every task's input partitions in the iteration order of Kafka's `partitionsForTask` set (see
+/// [`java_partitions_for_task`]).
+pub(crate) struct JavaTaskPartitions<'a> {
+    /// The tasks' partitions as built.
+    tasks: &'a BTreeMap<TaskId, Vec<TopicPartition>>,
+    /// The partitions of the tasks whose Java order differs from the order built in.
+    reordered: BTreeMap<TaskId, Vec<TopicPartition>>,
+}
+
+impl<'a> JavaTaskPartitions<'a> {
+    /// Partition lists that are in Java's order already.
+    #[cfg(test)]
+    pub(crate) fn in_given_order(tasks: &'a BTreeMap<TaskId, Vec<TopicPartition>>) -> Self {
+        Self { tasks, reordered: BTreeMap::new() }
+    }
+
+    /// The partitions of `task` in Java's order.
+    pub(crate) fn get(&self, task: &TaskId) -> Option<&[TopicPartition]> {
+        self.reordered.get(task).or_else(|| self.tasks.get(task)).map(Vec::as_slice)
+    }
+}
+
 /// Every task's input partitions in the iteration order of Kafka's `partitionsForTask` set
 /// (`PartitionGrouper.partitionGroups`: a `new HashSet<>(sourceTopics.size())` filled by walking
 /// the sub-topology's source topics).
@@ -45,16 +69,16 @@ fn source_topic_order(topology: &Topology, id: i32) -> Vec<String> {
 /// The source-topic set is filled in the topology's order of source topics, which is Kafka's
 /// order when the topics are listed as its source nodes add them; two source topics of one
 /// sub-topology that share a bucket of that set are the only case where Java's order can differ.
-pub(crate) fn java_partitions_for_task(topology: &Topology, tasks: &Tasks) -> BTreeMap<TaskId, Vec<TopicPartition>> {
+///
+/// A task of one partition (of one source topic) is read from `tasks` as it is, since a set of
+/// one iterates as itself: a large topology's tasks mostly are, and need no copy.
+pub(crate) fn java_partitions_for_task<'a>(topology: &Topology, tasks: &'a Tasks) -> JavaTaskPartitions<'a> {
     let mut topic_orders: BTreeMap<i32, Vec<String>> = BTreeMap::new();
-    tasks
+    let reordered = tasks
         .partitions_for_task
         .iter()
+        .filter(|(_, parts)| parts.len() > 1)
         .map(|(task, parts)| {
-            // One partition (a task of one source topic): a set of one iterates as itself.
-            if let [only] = &parts[..] {
-                return (task.clone(), vec![only.clone()]);
-            }
             let topics = topic_orders.entry(task.subtopology).or_insert_with(|| source_topic_order(topology, task.subtopology));
             let mut set = JavaHashSet::with_capacity(topics.len());
             for topic in topics.iter() {
@@ -71,7 +95,8 @@ pub(crate) fn java_partitions_for_task(topology: &Topology, tasks: &Tasks) -> BT
             }
             (task.clone(), set.keys().cloned().collect())
         })
-        .collect()
+        .collect();
+    JavaTaskPartitions { tasks: &tasks.partitions_for_task, reordered }
 }
 
 /// `partitionsByHost` and `standbyPartitionsByHost` as `populatePartitionsByHostMaps` builds them:
@@ -81,17 +106,16 @@ pub(crate) fn java_partitions_for_task(topology: &Topology, tasks: &Tasks) -> BT
 /// endpoint replaces the first one's sets and keeps its position.
 pub(crate) fn java_host_maps<'a>(
     clients: impl IntoIterator<Item = (&'a HostInfo, &'a [TaskId], &'a [TaskId])>,
-    partitions_for_task: &BTreeMap<TaskId, Vec<TopicPartition>>,
+    partitions_for_task: &JavaTaskPartitions<'_>,
 ) -> (OrderedHostMap, OrderedHostMap) {
     // The sets and maps hold references; the partitions are copied once, into the result.
-    let set_of = |tasks: &[TaskId]| {
+    // Distinct tasks have distinct partitions, so each set's order is that of its partitions
+    // added once each.
+    let set_of = |tasks: &[TaskId]| -> Vec<&TopicPartition> {
         let mut sorted: Vec<&TaskId> = tasks.iter().collect();
         sorted.sort_by(|a, b| cmp_task_ids(a, b));
-        let mut set = JavaHashSet::new();
-        for tp in sorted.into_iter().flat_map(|t| partitions_for_task.get(t).into_iter().flatten()) {
-            set.add(tp);
-        }
-        set
+        sorted.dedup();
+        hash_set_order(sorted.into_iter().flat_map(|t| partitions_for_task.get(t).unwrap_or_default()), |tp| tp.java_hash_code())
     };
     let mut active = JavaHashMap::new();
     let mut standby = JavaHashMap::new();
@@ -99,8 +123,8 @@ pub(crate) fn java_host_maps<'a>(
         active.insert(host, set_of(active_tasks));
         standby.insert(host, set_of(standby_tasks));
     }
-    let ordered = |map: JavaHashMap<&HostInfo, JavaHashSet<&TopicPartition>>| {
-        map.iter().map(|(&h, set)| (h.clone(), set.keys().map(|&tp| tp.clone()).collect())).collect()
+    let ordered = |map: JavaHashMap<&HostInfo, Vec<&TopicPartition>>| {
+        map.iter().map(|(&h, set)| (h.clone(), set.iter().map(|&tp| tp.clone()).collect())).collect()
     };
     (ordered(active), ordered(standby))
 }
@@ -139,19 +163,19 @@ where
 pub(crate) fn java_standby_tasks<'a>(
     standby_order: impl IntoIterator<Item = &'a TaskId>,
     standby: &BTreeMap<TaskId, Vec<TopicPartition>>,
-    partitions_for_task: &BTreeMap<TaskId, Vec<TopicPartition>>,
+    partitions_for_task: &JavaTaskPartitions<'_>,
 ) -> Vec<StandbyTask> {
-    let mut map = JavaHashMap::new();
-    let given: Vec<&TaskId> = standby_order.into_iter().filter(|t| standby.contains_key(*t)).collect();
-    let seen: BTreeSet<&TaskId> = given.iter().copied().collect();
+    // A task put again keeps its place and its (same) partitions: each task is added once.
+    let mut seen: BTreeSet<&TaskId> = BTreeSet::new();
+    let given: Vec<&TaskId> = standby_order.into_iter().filter(|t| standby.contains_key(*t) && seen.insert(*t)).collect();
     let mut rest: Vec<&TaskId> = standby.keys().filter(|t| !seen.contains(t)).collect();
     rest.sort_by(|a, b| cmp_task_ids(a, b));
-    for task in given.into_iter().chain(rest) {
-        let parts = partitions_for_task.get(task).unwrap_or(&standby[task]);
-        map.insert(task.clone(), parts.clone());
-    }
-    map.iter()
-        .map(|(task, parts)| StandbyTask { task: task.clone(), partitions: parts.iter().map(WirePartition::from).collect() })
+    hash_set_order(given.into_iter().chain(rest), |t| task_hash(t))
+        .into_iter()
+        .map(|task| {
+            let parts = partitions_for_task.get(task).unwrap_or_else(|| &standby[task][..]);
+            StandbyTask { task: task.clone(), partitions: parts.iter().map(WirePartition::from).collect() }
+        })
         .collect()
 }
 
@@ -173,12 +197,13 @@ pub(crate) fn java_host_maps_form(version: i32, active: &OrderedHostMap, standby
         );
     }
     let standby: &[(HostInfo, Vec<TopicPartition>)] = if version >= 6 { standby } else { &[] };
-    let mut all = JavaHashSet::new();
-    for tp in active.iter().chain(standby).flat_map(|(_, parts)| parts) {
-        all.add(tp.clone());
-    }
+    // A partition can be active on one host and standby on another; adding it again leaves the
+    // set as it was.
+    let mut seen: FxHashSet<&TopicPartition> = FxHashSet::default();
+    let distinct = active.iter().chain(standby).flat_map(|(_, parts)| parts).filter(|tp| seen.insert(*tp));
+    let all = hash_set_order(distinct, |tp| tp.java_hash_code());
     let mut dictionary: JavaHashMap<String, i32> = JavaHashMap::new();
-    for tp in all.keys() {
+    for tp in all {
         if !dictionary.contains_key(&*tp.topic) {
             let next = dictionary.len() as i32;
             dictionary.insert(tp.topic.to_string(), next);
@@ -291,7 +316,7 @@ mod tests {
             .collect();
         let host = HostInfo::new("h", 1);
         let tasks: Vec<TaskId> = partitions.keys().cloned().collect();
-        let (active, standby) = java_host_maps([(&host, &tasks[..], &[][..])], &partitions);
+        let (active, standby) = java_host_maps([(&host, &tasks[..], &[][..])], &JavaTaskPartitions::in_given_order(&partitions));
         let want = "text-lines-12,wc-words-repartition-2,text-lines-10,wc-words-repartition-0,text-lines-16,text-lines-14,\
                     text-lines-4,text-lines-2,text-lines-8,text-lines-6,wc-words-repartition-18,wc-words-repartition-16,\
                     wc-words-repartition-14,wc-words-repartition-12,wc-words-repartition-10,text-lines-18,\
@@ -333,7 +358,7 @@ mod tests {
         let tasks = Tasks::build(&topology, &metadata).unwrap();
         let parts = java_partitions_for_task(&topology, &tasks);
         assert_eq!(
-            names(&parts[&TaskId::new(0, 5)]),
+            names(parts.get(&TaskId::new(0, 5)).unwrap()),
             [
                 format!("{topic}-5"),
                 "orders-5".into(),
@@ -354,7 +379,7 @@ mod tests {
         let tasks: Vec<Vec<TaskId>> = (1..=7).map(|p| vec![TaskId::new(0, p)]).collect();
         let (active, _) = java_host_maps(
             hosts.iter().zip(&tasks).map(|(h, t)| (h, &t[..], &[][..])),
-            &partitions,
+            &JavaTaskPartitions::in_given_order(&partitions),
         );
         let got: Vec<String> = active
             .iter()

@@ -46,6 +46,7 @@
 //!   order of `sourceTopics`.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -293,15 +294,19 @@ impl Tasks {
             changelog_partitions_for_task: BTreeMap::new(),
         };
         for sub in &subs {
-            let n = sub.sources.iter().map(|t| count(t)).max().unwrap_or(0);
+            // One name per topic, shared by all its partitions: one allocation instead of one
+            // per partition, and partitions of one topic compare without reading the name.
+            let sources: Vec<(Arc<str>, i32)> = sub.sources.iter().map(|t| (Arc::from(t.as_str()), count(t))).collect();
+            let changelogs: Vec<Arc<str>> = sub.changelogs.iter().map(|t| Arc::from(t.as_str())).collect();
+            let n = sources.iter().map(|(_, count)| *count).max().unwrap_or(0);
             for p in 0..n {
                 let task = TaskId::new(sub.id, p);
                 let mut partitions: Vec<TopicPartition> =
-                    sub.sources.iter().filter(|t| count(t) > p).map(|t| TopicPartition::new(t.as_str(), p)).collect();
+                    sources.iter().filter(|(_, count)| *count > p).map(|(t, _)| TopicPartition::new(Arc::clone(t), p)).collect();
                 partitions.sort();
                 tasks.partitions_for_task.insert(task.clone(), partitions);
-                if !sub.changelogs.is_empty() {
-                    let changelog = sub.changelogs.iter().map(|t| TopicPartition::new(t.as_str(), p)).collect();
+                if !changelogs.is_empty() {
+                    let changelog = changelogs.iter().map(|t| TopicPartition::new(Arc::clone(t), p)).collect();
                     tasks.changelog_partitions_for_task.insert(task, changelog);
                 }
             }

@@ -44,6 +44,7 @@
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -154,6 +155,10 @@ pub enum ThreadError {
 /// Java's `String.compareTo` (UTF-16 code units): the order of Kafka's `SortedSet<String>` of
 /// consumers.
 pub(crate) fn cmp_member_ids(a: &str, b: &str) -> Ordering {
+    // ASCII strings' UTF-16 code units are their bytes.
+    if a.is_ascii() && b.is_ascii() {
+        return a.as_bytes().cmp(b.as_bytes());
+    }
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
@@ -440,5 +445,7 @@ pub fn build_member_assignments(
 
 /// Kafka's partition order for the active list: topic (Java string order), then partition.
 fn cmp_partitions(a: &TopicPartition, b: &TopicPartition) -> Ordering {
-    cmp_member_ids(&a.topic, &b.topic).then(a.partition.cmp(&b.partition))
+    // Partitions of one task's topic mostly share its name.
+    let topic = if Arc::ptr_eq(&a.topic, &b.topic) { Ordering::Equal } else { cmp_member_ids(&a.topic, &b.topic) };
+    topic.then(a.partition.cmp(&b.partition))
 }
