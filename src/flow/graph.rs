@@ -11,7 +11,7 @@
 
 use super::edge::{Edge, EdgeId};
 use super::{FlowError, MAX_COST};
-use super::residual::{Arc, ArcForm, NarrowArc, Residual};
+use super::residual::{Arc, ArcForm, ClassArc, MAX_CLASSES, NarrowArc, Residual};
 
 
 /// What a solve achieved.
@@ -354,8 +354,9 @@ impl Graph {
 
 /// A network built straight into the solver's residual form, for networks too large to hold
 /// twice: [`Graph`] keeps an edge list (40 bytes per edge) and builds the residual network from
-/// it for each solve; this holds only the residual network, two arcs per edge, of 16 bytes each
-/// where every capacity and cost fits in an `i32` (24 otherwise).
+/// it for each solve; this holds only the residual network, two arcs per edge, of 12 bytes each
+/// where every capacity is below 2²⁴ and the edges have few distinct costs ([`ClassArc`]), else
+/// 16 where every capacity and cost fits in an `i32` (24 otherwise).
 ///
 /// Solving is [`Graph::min_cost_flow`] on the same edges added in the same order: the same
 /// flow, tie for tie.
@@ -364,8 +365,9 @@ pub(crate) struct Network {
     residual: Arcs,
 }
 
-/// The residual network of a [`Network`], in the narrower arc form where it fits.
+/// The residual network of a [`Network`], in the narrowest arc form that fits.
 enum Arcs {
+    Class(Residual<ClassArc>),
     Narrow(Residual<NarrowArc>),
     Wide(Residual<Arc>),
 }
@@ -382,20 +384,37 @@ impl Network {
         let checked = Graph::new(node_count);
         let mut refused = None;
         let mut narrow = true;
+        // The distinct costs and their negatives, sorted, while there are few enough to be
+        // classes (`None` once there are more, or a capacity does not fit).
+        let mut classes = Some(Vec::new());
         edges(&mut |from, to, capacity, cost| {
             if refused.is_none() {
                 refused = checked.check_edge(from, to, capacity, cost).err();
             }
             narrow &= NarrowArc::fits(capacity, cost);
+            if !ClassArc::fits(capacity, cost) {
+                classes = None;
+            }
+            if let Some(list) = classes.as_mut() {
+                for c in [cost, -cost] {
+                    if let Err(at) = list.binary_search(&c) {
+                        list.insert(at, c);
+                    }
+                }
+                if list.len() > MAX_CLASSES {
+                    classes = None;
+                }
+            }
         });
         if let Some(e) = refused {
             return Err(e);
         }
         let pass = |emit: &mut dyn FnMut(Edge)| edges(&mut |from, to, capacity, cost| emit(Edge { from, to, capacity, cost, flow: 0 }));
-        let residual = if narrow {
-            Arcs::Narrow(Residual::from_fn(node_count, pass, false)?)
-        } else {
-            Arcs::Wide(Residual::from_fn(node_count, pass, false)?)
+        let residual = match classes {
+            // (`check_edge` keeps every cost within `MAX_COST`, so a cost's negative is a cost.)
+            Some(classes) => Arcs::Class(Residual::from_fn(node_count, pass, false, classes)?),
+            None if narrow => Arcs::Narrow(Residual::from_fn(node_count, pass, false, Vec::new())?),
+            None => Arcs::Wide(Residual::from_fn(node_count, pass, false, Vec::new())?),
         };
         Ok(Self { node_count, residual })
     }
@@ -410,6 +429,7 @@ impl Network {
             return Err(FlowError::NegativeRequirement { required });
         }
         let sent = match &mut self.residual {
+            Arcs::Class(r) => r.min_cost_flow(source, sink, required).inspect(|_| r.shrink_to_edges())?,
             Arcs::Narrow(r) => r.min_cost_flow(source, sink, required).inspect(|_| r.shrink_to_edges())?,
             Arcs::Wide(r) => r.min_cost_flow(source, sink, required).inspect(|_| r.shrink_to_edges())?,
         };
@@ -424,8 +444,90 @@ impl Network {
     /// take 4 bytes an edge.)
     pub(crate) fn for_each_edge_from(&self, v: usize, f: impl FnMut(Edge)) {
         match &self.residual {
+            Arcs::Class(r) => r.for_each_edge_from(v, f),
             Arcs::Narrow(r) => r.for_each_edge_from(v, f),
             Arcs::Wide(r) => r.for_each_edge_from(v, f),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// A random transport network: source 0 → 8 tasks → 5 clients → sink 1 (two edges each),
+    /// with the clients' capacities and the costs drawn from `capacities` and `costs` (many ties
+    /// where those are few), and an edge of each capacity and each cost besides.
+    fn random_edges(rng: &mut Rng, capacities: &[i64], costs: &[i64]) -> Vec<(usize, usize, i64, i64)> {
+        let mut pick = |from: &[i64]| from[(rng.next_u64() % from.len() as u64) as usize];
+        let mut edges = Vec::new();
+        for task in 2..10 {
+            edges.push((0, task, 2, 0));
+            for client in 10..15 {
+                if pick(&[0, 1, 1]) == 1 {
+                    edges.push((task, client, 1, pick(costs)));
+                }
+            }
+        }
+        for client in 10..15 {
+            edges.push((client, 1, pick(capacities), 0));
+            edges.push((client, 1, pick(capacities), pick(costs)));
+        }
+        // Every capacity and cost drawn from at least once, so that the form is known.
+        edges.extend(capacities.iter().map(|&cap| (10, 11, cap, 1)));
+        edges.extend(costs.iter().map(|&cost| (0, 2, 0, cost)));
+        edges
+    }
+
+    fn form_of(arcs: &Arcs) -> &'static str {
+        match arcs {
+            Arcs::Class(_) => "class",
+            Arcs::Narrow(_) => "narrow",
+            Arcs::Wide(_) => "wide",
+        }
+    }
+
+    /// An edge whose capacity or cost the arc form cannot hold is refused, not stored wrong.
+    #[test]
+    fn refuses_an_edge_that_does_not_fit_the_arc_form() {
+        let edge = |capacity, cost| Edge { from: 0, to: 1, capacity, cost, flow: 0 };
+        let class = |e: Edge| Residual::<ClassArc>::from_fn(2, |emit| emit(e), false, vec![-1, 1]).err();
+        assert_eq!(class(edge(1 << 24, 1)), Some(FlowError::Overflow));
+        assert_eq!(class(edge(5, 3)), Some(FlowError::Overflow));
+        assert_eq!(class(edge((1 << 24) - 1, -1)), None);
+        let narrow = |e: Edge| Residual::<NarrowArc>::from_fn(2, |emit| emit(e), false, Vec::new()).err();
+        assert_eq!(narrow(edge(1 << 40, 1)), Some(FlowError::Overflow));
+        assert_eq!(narrow(edge(5, 1 << 40)), Some(FlowError::Overflow));
+        assert_eq!(narrow(edge(5, -5)), None);
+    }
+
+    /// A `Network` solves as a `Graph` on the same edges does, edge for edge, in each arc form.
+    #[test]
+    fn a_network_flows_as_the_graph_does_in_every_arc_form() {
+        let mut rng = Rng::new(7);
+        let many: Vec<i64> = (0..300).map(|c| c * 7 - 900).collect();
+        let forms: [(&[i64], &[i64], &str); 3] =
+            [(&[4, 16], &[0, 1, 2, 1_000_000], "class"), (&[4, 16], &many, "narrow"), (&[4, 1 << 24], &[0, 1, 2, -5], "narrow")];
+        for (capacities, costs, form) in forms {
+            for _ in 0..50 {
+                let edges = random_edges(&mut rng, capacities, costs);
+                let mut graph = Graph::new(15);
+                let ids: Vec<EdgeId> = edges.iter().map(|&(f, t, cap, cost)| graph.add_edge(f, t, cap, cost).unwrap()).collect();
+                let mut network = Network::build(15, |add| edges.iter().for_each(|&(f, t, cap, cost)| add(f, t, cap, cost))).unwrap();
+                assert_eq!(form_of(&network.residual), form);
+                // Each task sends what its edges to clients carry, at most 2 (every client takes
+                // 8 units or more, so this much always goes).
+                let required: i64 = (2..10).map(|t| edges.iter().filter(|e| e.0 == t && e.1 >= 10).count().min(2) as i64).sum();
+                graph.min_cost_flow(0, 1, required).unwrap();
+                network.min_cost_flow(0, 1, required).unwrap();
+                for v in 0..15 {
+                    let want: Vec<i64> = edges.iter().zip(&ids).filter(|(e, _)| e.0 == v).map(|(_, &id)| graph.flow(id)).collect();
+                    let mut got = Vec::new();
+                    network.for_each_edge_from(v, |e| got.push(e.flow));
+                    assert_eq!(got, want, "node {v}");
+                }
+            }
         }
     }
 }
