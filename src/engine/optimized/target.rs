@@ -154,11 +154,12 @@ pub(super) fn target_costs(
     for (k, &t) in tasks.iter().enumerate() {
         let unreported = model.unreported_lag(t);
         let round_robin = k % n;
-        let start = split.entries.len();
-        let class_split = first_of_class.iter().map(|&c| (class_at(k, false, unreported), restore_at(k, c, false, unreported)));
-        split.entries.extend(class_split.map(|(class, restore)| SplitCost { client: u32::MAX, class, restore }));
         class_costs.clear();
-        class_costs.extend(split.entries[start..].iter().map(|e| e.class + e.restore + 1));
+        for &c in &first_of_class {
+            let (class, restore) = (class_at(k, false, unreported), restore_at(k, c, false, unreported));
+            split.entries.push(SplitCost::new(u32::MAX, class, restore)?);
+            class_costs.push(class + restore + 1);
+        }
         candidates.clear();
         candidates.extend(lags.reporters(t).iter().map(|&(lag, c)| (c, lag)));
         candidates.extend(owners[t as usize].iter().chain([&round_robin]).map(|&c| (c, lags.lag(model, c, t))));
@@ -168,7 +169,7 @@ pub(super) fn target_costs(
         for &(c, lag) in &candidates {
             let owner = is_owner(k, c);
             let (class, restore) = (class_at(k, owner, lag), restore_at(k, c, owner, lag));
-            split.entries.push(SplitCost { client: c as u32, class, restore });
+            split.entries.push(SplitCost::new(c as u32, class, restore)?);
             let tie = i32::from(c != round_robin);
             listed.push((c, (class + restore + tie).min(class_costs[class_of[c]] - 1 + tie)));
         }
@@ -194,12 +195,39 @@ pub(super) struct SplitCosts {
     starts: Vec<u32>,
 }
 
-/// One cost of [`SplitCosts`].
+/// One cost of [`SplitCosts`], in 8 bytes: its client, and its movements and warm-ups (one of
+/// [`CLASS_COSTS`], by position) packed with its restore time (below 2^[`RESTORE_BITS`]). (12
+/// bytes as two `i32`s: a million tasks' costs took 16 MB more, twice over while the trades
+/// arrange them.)
 #[derive(Debug, Clone, Copy)]
 struct SplitCost {
     client: u32,
-    class: i32,
-    restore: i32,
+    packed: u32,
+}
+
+/// The movements-and-warm-ups part of every cost `target_costs` makes.
+const CLASS_COSTS: [i32; 5] = [0, MOVE_COST, MOVE_COST + 2, MOVE_COST + COLD_COST, 2 * MOVE_COST + COLD_COST];
+
+/// Bits of [`SplitCost::packed`] that hold the restore time (at most `2 · MAX_RESTORE_SECS`).
+const RESTORE_BITS: u32 = 24;
+
+impl SplitCost {
+    /// The cost, or an internal error where `class` is not one of [`CLASS_COSTS`] or `restore`
+    /// does not fit.
+    fn new(client: u32, class: i32, restore: i32) -> Result<Self, AssignError> {
+        let unfit = AssignError::Internal("optimized assignor: a target cost out of range");
+        let at = CLASS_COSTS.iter().position(|&c| c == class).ok_or(unfit.clone())?;
+        let restore = u32::try_from(restore).ok().filter(|&r| r < 1 << RESTORE_BITS).ok_or(unfit)?;
+        Ok(Self { client, packed: (at as u32) << RESTORE_BITS | restore })
+    }
+
+    fn class(self) -> i64 {
+        i64::from(CLASS_COSTS[(self.packed >> RESTORE_BITS) as usize])
+    }
+
+    fn restore(self) -> i64 {
+        i64::from(self.packed & ((1 << RESTORE_BITS) - 1))
+    }
 }
 
 impl Rise for SplitCosts {
@@ -243,7 +271,7 @@ impl Rise for SplitCosts {
             at_to = find(to).unwrap_or(at_to);
         }
         let (a, b) = (self.entries[at_to], self.entries[at_from]);
-        (i64::from(a.class) - i64::from(b.class), i64::from(a.restore) - i64::from(b.restore))
+        (a.class() - b.class(), a.restore() - b.restore())
     }
 }
 
@@ -252,7 +280,7 @@ impl Rise for SplitCosts {
 const SHORT: usize = 4;
 
 /// The entries after the last task, read and masked by that scan.
-const PADDING: SplitCost = SplitCost { client: u32::MAX, class: 0, restore: 0 };
+const PADDING: SplitCost = SplitCost { client: u32::MAX, packed: 0 };
 
 #[cfg(test)]
 mod tests {
@@ -264,7 +292,7 @@ mod tests {
     fn random_split(rng: &mut Rng, tasks: usize, clients: usize, classes: usize) -> SplitCosts {
         let class_of = (0..clients).map(|_| rng.range(0, classes as i64 - 1) as u32).collect();
         let mut split = SplitCosts { classes, class_of, entries: Vec::new(), starts: vec![0] };
-        let cost = |rng: &mut Rng, client| SplitCost { client, class: rng.range(0, 99) as i32, restore: rng.range(0, 99) as i32 };
+        let cost = |rng: &mut Rng, client| SplitCost::new(client, *rng.pick(&CLASS_COSTS), rng.range(0, 199_998) as i32).unwrap();
         for _ in 0..tasks {
             split.entries.extend((0..classes).map(|_| cost(rng, u32::MAX)));
             let mut listed: Vec<u32> = (0..clients as u32).collect();
@@ -286,7 +314,7 @@ mod tests {
         let block = &split.entries[split.starts[k] as usize..split.starts[k + 1] as usize];
         let (by_class, listed) = block.split_at(split.classes);
         let e = listed.iter().find(|e| e.client as usize == c).unwrap_or(&by_class[split.class_of[c] as usize]);
-        (i64::from(e.class), i64::from(e.restore))
+        (e.class(), e.restore())
     }
 
     #[test]
