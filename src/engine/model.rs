@@ -158,6 +158,20 @@ impl<'a> Model<'a> {
         self.task(id).unwrap_or_else(|| panic!("task {id} is not one of the input's"))
     }
 
+    /// Per task: the client that owned its active before this rebalance
+    /// (`owned_active_tasks`), if any; of several, the first in client order.
+    ///
+    /// Complexity: O(O·log G) for O owned tasks over all clients and G sub-topologies.
+    pub(crate) fn first_owners(&self) -> Vec<Option<Client>> {
+        let mut owners = vec![None; self.tasks.len()];
+        for (c, client) in self.clients.iter().enumerate() {
+            for task in &client.input.owned_active_tasks {
+                owners[self.task_of(task) as usize].get_or_insert(c);
+            }
+        }
+        owners
+    }
+
     /// Client `c`'s reported offset sums of the input's tasks, sorted by task.
     pub(crate) fn reported(&self, c: Client) -> ClientReports<'_> {
         self.reports.client(c)

@@ -23,20 +23,13 @@ pub(super) fn effective(lag: i64) -> i64 {
 /// The previous owner of each task: the client that reported it running (`-2`), else one that
 /// owned its partitions (lowest index first).
 pub(super) fn previous_owners(model: &Model<'_>) -> Vec<Option<Client>> {
-    let mut owners = vec![None; model.tasks.len()];
-    for c in 0..model.num_clients() {
+    let mut owners = model.first_owners();
+    // Running comes before owning: overwrite with the clients that report a task running,
+    // visited from the last so that the lowest index is written last.
+    for c in (0..model.num_clients()).rev() {
         for (t, sum) in model.reported(c).iter() {
-            if sum == LATEST_OFFSET && owners[t as usize].is_none() {
+            if sum == LATEST_OFFSET {
                 owners[t as usize] = Some(c);
-            }
-        }
-    }
-    for (c, client) in model.clients.iter().enumerate() {
-        for task in &client.input.owned_active_tasks {
-            let t = model.task_of(task) as usize;
-            let runs_elsewhere = owners[t].is_some_and(|o| model.reported(o).get(t as Task) == Some(LATEST_OFFSET));
-            if owners[t].is_none() || (!runs_elsewhere && c < owners[t].unwrap_or(usize::MAX)) {
-                owners[t] = Some(c);
             }
         }
     }

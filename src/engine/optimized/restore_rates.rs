@@ -40,17 +40,13 @@ impl RestoreRates {
         for (c, client) in model.clients.iter().enumerate() {
             let Some(before) = prev.task_offset_sums.get(&client.process_id) else { continue };
             let (mut s, mut k) = (0.0, 0usize);
-            // The client's reports in the order of a hash map filled from its input in order:
-            // the order in which the rates below have always been summed (floating point, so
-            // the order counts). Built for one client at a time.
-            let reported: rustc_hash::FxHashMap<Task, i64> =
-                client.input.task_offset_sums.iter().filter_map(|(task, &sum)| model.task(task).map(|t| (t, sum))).collect();
-            // A task it had no state for then has been restored from 0.
-            for (&t, &now) in &reported {
-                let then = before.get(model.tasks[t as usize]).copied().unwrap_or(0);
+            // In task order, as the reports are kept (a floating-point sum depends on the order).
+            for (t, now) in model.reported(c).iter() {
                 if !model.stateful[t as usize] {
                     continue;
                 }
+                // A task it had no state for then has been restored from 0.
+                let then = before.get(model.tasks[t as usize]).copied().unwrap_or(0);
                 // Only tasks still restoring: a caught-up copy only follows the producers.
                 let end = model.end_offset_sums[t as usize];
                 if then >= 0 && now > then && now < end {

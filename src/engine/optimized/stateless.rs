@@ -10,18 +10,13 @@ use crate::engine::model::{Client, Model, Placement, Task};
 /// The client each stateless task ran on (by task index; `None` for stateful tasks and the
 /// stateless tasks no client owned): of several owners, the first in client order.
 ///
-/// Complexity: O(O·log G) for O owned tasks over all clients and G sub-topologies.
+/// Complexity: O(O·log G + T) for O owned tasks over all clients, G sub-topologies and T tasks.
 pub(super) fn stateless_owners(model: &Model<'_>) -> Vec<Option<Client>> {
-    let mut owner: Vec<Option<Client>> = vec![None; model.tasks.len()];
-    for (c, client) in model.clients.iter().enumerate() {
-        for task in &client.input.owned_active_tasks {
-            let t = model.task_of(task) as usize;
-            if !model.stateful[t] && owner[t].is_none() {
-                owner[t] = Some(c);
-            }
-        }
+    let mut owners = model.first_owners();
+    for &t in &model.stateful_tasks {
+        owners[t as usize] = None;
     }
-    owner
+    owners
 }
 
 /// The stateless actives, `room[c]` on client `c`: each client keeps the tasks it ran while it

@@ -296,3 +296,25 @@ fn the_sparse_target_costs_what_the_dense_one_does() {
     }
     assert!(solved > 100, "only {solved} scenarios had stateful tasks");
 }
+
+/// The previous owner of a task is the first client (in client order) that reports it running,
+/// else the first that owned it; a stateless task's owner is the first that owned it.
+#[test]
+fn a_client_running_a_task_is_its_previous_owner_before_the_clients_that_owned_it() {
+    let mut checked = 0;
+    for index in 0..200u64 {
+        let s = testdata::random(7, index);
+        let Ok(model) = Model::new(&s.input) else { continue };
+        let (owners, stateless) = (previous_owners(&model), stateless_owners(&model));
+        for t in 0..model.tasks.len() {
+            let id = model.tasks[t];
+            let clients = || model.clients.iter().enumerate();
+            let running = clients().find(|(_, c)| c.input.task_offset_sums.get(id) == Some(&LATEST_OFFSET));
+            let owned = clients().find(|(_, c)| c.input.owned_active_tasks.contains(id)).map(|(c, _)| c);
+            assert_eq!(owners[t], running.map(|(c, _)| c).or(owned), "scenario {index}, task {id}");
+            assert_eq!(stateless[t], owned.filter(|_| !model.stateful[t]), "scenario {index}, task {id}");
+            checked += usize::from(running.is_some() && owned.is_some_and(|o| o < running.unwrap().0));
+        }
+    }
+    assert!(checked > 0, "no task ran on a client after one that owned it");
+}

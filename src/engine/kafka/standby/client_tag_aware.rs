@@ -56,12 +56,7 @@ impl StandbyTaskAssignor for ClientTagAwareStandbyTaskAssignor {
             remaining.insert(model.tasks[t as usize], standbys);
         }
 
-        let mut owner: Vec<Option<Client>> = vec![None; model.tasks.len()];
-        for (c, actives) in placement.active.iter().enumerate() {
-            for &t in actives {
-                owner[t as usize] = Some(c);
-            }
-        }
+        let owner = placement.active_clients(model.tasks.len());
 
         let mut clients = PrioritySet::new(model.num_clients());
         // Clients polled for the previous task: Kafka re-offers every client before each task;
