@@ -1,9 +1,7 @@
 //! Step 5, the spares: make-before-break standby moves, and the idle warm-up budget spent on
 //! the tasks whose loss would cost most.
 
-use std::collections::BTreeSet;
-
-use super::holders::effective_lag;
+use super::holders::{effective, effective_lag};
 use crate::engine::lags::LagIndex;
 use crate::engine::model::{Client, Model, Placement, Task};
 
@@ -91,36 +89,57 @@ pub(super) fn place_spares(
 /// adds no restore the new standby does not need anyway, and if the active's client crashes
 /// before the new standby catches up, the task restores from the kept copy instead.
 ///
-/// Complexity: O(S·log W + R·log R) for S standbys, W warm-ups and R reported offset sums.
+/// Complexity: O(T + S + W·S + R·log R) for T tasks, S standbys, W warm-ups and R reported
+/// offset sums; the copies are read from flat per-task lists, not from the placement's sets.
 pub(super) fn keep_fresher_copies(
     model: &Model<'_>,
     lags: &LagIndex,
     placement: &mut Placement,
     warmups: &[(Client, Task)],
 ) -> Vec<(Client, Task)> {
-    let warming: BTreeSet<(Client, Task)> = warmups.iter().copied().collect();
-    // Per task: the lags of its standbys still restoring.
-    let mut restoring: Vec<Vec<i64>> = vec![Vec::new(); model.tasks.len()];
-    for (c, standbys) in placement.standby.iter().enumerate() {
-        for &t in standbys {
-            if !lags.is_caught_up(c, t) && !warming.contains(&(c, t)) {
-                restoring[t as usize].push(effective_lag(model, c, t));
-            }
+    let tasks = model.tasks.len();
+    let owners = placement.active_clients(tasks);
+    // Per task, its standbys: task `t`'s are `standbys[starts[t]..starts[t + 1]]`.
+    let mut starts = vec![0u32; tasks + 1];
+    for held in &placement.standby {
+        held.iter().for_each(|&t| starts[t as usize + 1] += 1);
+    }
+    for t in 0..tasks {
+        starts[t + 1] += starts[t];
+    }
+    let mut fill = starts.clone();
+    let mut standbys = vec![Held::default(); starts[tasks] as usize];
+    for (c, held) in placement.standby.iter().enumerate() {
+        for &t in held {
+            standbys[fill[t as usize] as usize].client = c as u32;
+            fill[t as usize] += 1;
         }
     }
+    drop(fill);
+    for &(c, t) in warmups {
+        let of_task = &mut standbys[starts[t as usize] as usize..starts[t as usize + 1] as usize];
+        of_task.iter_mut().filter(|s| s.client as usize == c).for_each(|s| s.warming = true);
+    }
     let mut kept = Vec::new();
+    let (mut stale, mut fresher) = (Vec::new(), Vec::new());
     for &t in &model.stateful_tasks {
-        let stale = &mut restoring[t as usize];
+        let of_task = &standbys[starts[t as usize] as usize..starts[t as usize + 1] as usize];
+        // The lags of its standbys still restoring (a warm-up is there for the move); the
+        // task's lags are read from its own reporters.
+        stale.clear();
+        for s in of_task.iter().filter(|s| !s.warming) {
+            let c = s.client as Client;
+            if !lags.is_caught_up(c, t) {
+                stale.push(effective(lags.lag(model, c, t)));
+            }
+        }
         if stale.is_empty() {
             continue;
         }
         stale.sort_unstable_by(|a, b| b.cmp(a));
-        let mut fresher: Vec<(i64, Client)> = lags
-            .reporters(t)
-            .iter()
-            .filter(|&&(_, c)| !placement.has_assigned_task(c, t))
-            .map(|&(_, c)| (effective_lag(model, c, t), c))
-            .collect();
+        let assigned = |c: Client| owners[t as usize] == Some(c) || of_task.iter().any(|s| s.client as usize == c);
+        fresher.clear();
+        fresher.extend(lags.reporters(t).iter().filter(|&&(_, c)| !assigned(c)).map(|&(lag, c)| (effective(lag), c)));
         fresher.sort_unstable();
         // Pairing the freshest with the stalest keeps the most copies: where one pair fails,
         // every later copy is staler and every later standby fresher.
@@ -135,4 +154,11 @@ pub(super) fn keep_fresher_copies(
         placement.assign_standby(c, t);
     }
     kept
+}
+
+/// A standby of a task, for [`keep_fresher_copies`]: its client, and whether it is a warm-up.
+#[derive(Debug, Clone, Copy, Default)]
+struct Held {
+    client: u32,
+    warming: bool,
 }
