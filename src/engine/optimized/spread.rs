@@ -8,7 +8,8 @@
 //! per sub-topology against its capacity-proportional share, and [`rebalance_mix`] trades
 //! targets between clients where that evens the mix at no cost in movements or warm-ups.
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::BuildHasher;
 
 use rustc_hash::FxBuildHasher;
@@ -231,23 +232,27 @@ pub(crate) fn rebalance_mix(
         answers.get_or((from, to, g, by), versions[from * groups + g], || cheapest(held, from, to, g, by))
     };
     let mut budget = tasks.len();
-    let mut clients: Vec<Client> = (0..n).collect();
     let mut returns: Vec<(f64, usize)> = Vec::with_capacity(groups);
-    let mut excess: Vec<f64> = vec![0.0; n];
+    // Per group, the clients by decreasing excess (ties by index). A client's excess of a group
+    // changes only when a trade moves a task of the group on or off it, so the order is kept
+    // up to date trade by trade rather than sorted again for every group of every sweep.
+    let rank = |mix: &Mix, c: Client, g: usize| (Reverse(total_order_key(mix.excess(c, g))), c);
+    let mut by_excess: Vec<BTreeSet<(Reverse<i64>, Client)>> = (0..groups).map(|g| (0..n).map(|c| rank(mix, c, g)).collect()).collect();
+    let (mut most, mut least) = (Vec::with_capacity(TRIES), Vec::with_capacity(TRIES));
     loop {
         let mut traded = false;
         'groups: for g1 in 0..groups {
             if !spend(n) {
                 return;
             }
-            // The clients by decreasing excess of g1 (ties by index); only the first and last
-            // TRIES are read, so only those are put in order.
-            excess.iter_mut().enumerate().for_each(|(c, e)| *e = mix.excess(c, g1));
-            let order = |&a: &Client, &b: &Client| excess[b].total_cmp(&excess[a]).then(a.cmp(&b));
-            ends_in_order(&mut clients, TRIES, order);
+            // The TRIES clients first and last by decreasing excess of g1 (ties by index).
+            most.clear();
+            most.extend(by_excess[g1].iter().take(TRIES).map(|&(_, c)| c));
+            least.clear();
+            least.extend(by_excess[g1].iter().rev().take(TRIES).map(|&(_, c)| c));
             for i in 0..TRIES.min(n) {
                 for j in 0..TRIES.min(n) {
-                    let (c1, c2) = (clients[i], clients[n - 1 - j]);
+                    let (c1, c2) = (most[i], least[j]);
                     let over = mix.excess(c1, g1) - mix.excess(c2, g1);
                     if c1 == c2 || over <= 1e-9 {
                         continue;
@@ -297,10 +302,17 @@ pub(crate) fn rebalance_mix(
                             // a version never wraps back to one kept.)
                             versions[c * groups + g] = versions[c * groups + g].wrapping_add(1);
                         }
+                        let changed = [(c1, g1), (c2, g1), (c1, g2), (c2, g2)];
+                        for (c, g) in changed {
+                            by_excess[g].remove(&rank(mix, c, g));
+                        }
                         mix.remove(c1, tasks[k1]);
                         mix.add(c2, tasks[k1]);
                         mix.remove(c2, tasks[k2]);
                         mix.add(c1, tasks[k2]);
+                        for (c, g) in changed {
+                            by_excess[g].insert(rank(mix, c, g));
+                        }
                         target[k1] = c2;
                         target[k2] = c1;
                         traded = true;
@@ -319,26 +331,28 @@ pub(crate) fn rebalance_mix(
     }
 }
 
-/// Puts the first `m` and the last `m` elements of `items` where a full sort by `order` (a strict
-/// total order) would put them, in that order; the middle is left in any order. O(len) for a
-/// small `m`, where the sort takes O(len·log len).
-fn ends_in_order<T>(items: &mut [T], m: usize, mut order: impl FnMut(&T, &T) -> std::cmp::Ordering) {
-    let len = items.len();
-    if len <= 2 * m + 1 {
-        items.sort_unstable_by(order);
-        return;
-    }
-    items.select_nth_unstable_by(m, &mut order);
-    items[..m].sort_unstable_by(&mut order);
-    let rest = &mut items[m..];
-    let at = rest.len() - m;
-    rest.select_nth_unstable_by(at - 1, &mut order);
-    rest[at..].sort_unstable_by(&mut order);
+/// A key whose integer order is [`f64::total_cmp`]'s order of `x`.
+fn total_order_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    // Negative numbers (sign bit set) are ordered by reversed magnitude.
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn total_order_keys_sort_as_total_cmp() {
+        let mut values = vec![f64::NEG_INFINITY, -1e300, -2.5, -1.0, -f64::MIN_POSITIVE, -0.0, 0.0, f64::MIN_POSITIVE, 1e-9, 0.5, 1.0, 2.0, 1e300, f64::INFINITY];
+        let mut rng = crate::rng::Rng::new(0x0e1);
+        values.extend((0..2_000).map(|_| (rng.next_u64() as i64 as f64) / (1u64 << (rng.next_u64() % 64)) as f64));
+        for a in &values {
+            for b in values.iter().step_by(7) {
+                assert_eq!(total_order_key(*a).cmp(&total_order_key(*b)), a.total_cmp(b), "{a} {b}");
+            }
+        }
+    }
     use crate::engine::{AssignmentInput, ClientInput};
     use crate::wire::{ProcessId, TaskId};
 
