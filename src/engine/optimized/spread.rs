@@ -250,9 +250,8 @@ pub(crate) fn rebalance_mix(
             most.extend(by_excess[g1].iter().take(TRIES).map(|&(_, c)| c));
             least.clear();
             least.extend(by_excess[g1].iter().rev().take(TRIES).map(|&(_, c)| c));
-            for i in 0..TRIES.min(n) {
-                for j in 0..TRIES.min(n) {
-                    let (c1, c2) = (most[i], least[j]);
+            for &c1 in &most {
+                for &c2 in &least {
                     let over = mix.excess(c1, g1) - mix.excess(c2, g1);
                     if c1 == c2 || over <= 1e-9 {
                         continue;
