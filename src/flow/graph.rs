@@ -412,9 +412,9 @@ impl Network {
         let pass = |emit: &mut dyn FnMut(Edge)| edges(&mut |from, to, capacity, cost| emit(Edge { from, to, capacity, cost, flow: 0 }));
         let residual = match classes {
             // (`check_edge` keeps every cost within `MAX_COST`, so a cost's negative is a cost.)
-            Some(classes) => Arcs::Class(Residual::from_fn(node_count, pass, false, classes)?),
-            None if narrow => Arcs::Narrow(Residual::from_fn(node_count, pass, false, Vec::new())?),
-            None => Arcs::Wide(Residual::from_fn(node_count, pass, false, Vec::new())?),
+            Some(classes) => Arcs::Class(Residual::with_table(node_count, pass, false, classes)?),
+            None if narrow => Arcs::Narrow(Residual::from_fn(node_count, pass, false)?),
+            None => Arcs::Wide(Residual::from_fn(node_count, pass, false)?),
         };
         Ok(Self { node_count, residual })
     }
@@ -492,11 +492,11 @@ mod tests {
     #[test]
     fn refuses_an_edge_that_does_not_fit_the_arc_form() {
         let edge = |capacity, cost| Edge { from: 0, to: 1, capacity, cost, flow: 0 };
-        let class = |e: Edge| Residual::<ClassArc>::from_fn(2, |emit| emit(e), false, vec![-1, 1]).err();
+        let class = |e: Edge| Residual::<ClassArc>::with_table(2, |emit| emit(e), false, vec![-1, 1]).err();
         assert_eq!(class(edge(1 << 24, 1)), Some(FlowError::Overflow));
         assert_eq!(class(edge(5, 3)), Some(FlowError::Overflow));
         assert_eq!(class(edge((1 << 24) - 1, -1)), None);
-        let narrow = |e: Edge| Residual::<NarrowArc>::from_fn(2, |emit| emit(e), false, Vec::new()).err();
+        let narrow = |e: Edge| Residual::<NarrowArc>::from_fn(2, |emit| emit(e), false).err();
         assert_eq!(narrow(edge(1 << 40, 1)), Some(FlowError::Overflow));
         assert_eq!(narrow(edge(5, 1 << 40)), Some(FlowError::Overflow));
         assert_eq!(narrow(edge(5, -5)), None);

@@ -18,19 +18,22 @@ const NO_LEVEL: u32 = u32::MAX;
 /// direction), its residual capacity and its cost. Three forms, [`Arc`], [`NarrowArc`] and
 /// [`ClassArc`]; the searches run the same on each.
 ///
-/// A form may keep its cost as a class, a position in the network's sorted table of the
-/// distinct costs of its arcs (`classes`, both signs); the other forms ignore the table.
+/// A form may read a table kept beside the arcs (its [`Table`](Self::Table)): [`ClassArc`]
+/// keeps its cost as a class, a position in the network's sorted table of the distinct costs
+/// of its arcs (both signs); the other forms keep their costs and have no table (`()`).
 pub(crate) trait ArcForm: Copy + Default {
+    /// What the arcs' costs are read from beside the arcs.
+    type Table: Default;
     /// Whether an edge of this capacity and cost can be stored in this form (its two arcs'
-    /// residuals stay within `0..=capacity`), the table of classes aside.
+    /// residuals stay within `0..=capacity`), the table aside.
     fn fits(capacity: i64, cost: i64) -> bool;
     /// The arc, or `None` where its residual capacity or cost does not fit this form (or its
-    /// cost is not in `classes`, where the form keeps classes).
-    fn new(head: u32, mate: u32, residual: i64, cost: i64, classes: &[i64]) -> Option<Self>;
+    /// cost is not in the table).
+    fn new(head: u32, mate: u32, residual: i64, cost: i64, table: &Self::Table) -> Option<Self>;
     fn head(self) -> u32;
     fn mate(self) -> u32;
     fn residual(self) -> i64;
-    fn cost(self, classes: &[i64]) -> i64;
+    fn cost(self, table: &Self::Table) -> i64;
     /// Adds `amount` (which may be negative) to the residual capacity.
     fn add_residual(&mut self, amount: i64);
 }
@@ -46,10 +49,11 @@ pub(crate) struct Arc {
 }
 
 impl ArcForm for Arc {
+    type Table = ();
     fn fits(_: i64, _: i64) -> bool {
         true
     }
-    fn new(head: u32, mate: u32, residual: i64, cost: i64, _: &[i64]) -> Option<Self> {
+    fn new(head: u32, mate: u32, residual: i64, cost: i64, _: &()) -> Option<Self> {
         Some(Self { head, mate, residual, cost })
     }
     fn head(self) -> u32 {
@@ -61,7 +65,7 @@ impl ArcForm for Arc {
     fn residual(self) -> i64 {
         self.residual
     }
-    fn cost(self, _: &[i64]) -> i64 {
+    fn cost(self, _: &()) -> i64 {
         self.cost
     }
     fn add_residual(&mut self, amount: i64) {
@@ -80,10 +84,11 @@ pub(crate) struct NarrowArc {
 }
 
 impl ArcForm for NarrowArc {
+    type Table = ();
     fn fits(capacity: i64, cost: i64) -> bool {
         i32::try_from(capacity).is_ok() && i32::try_from(cost).is_ok() && cost != i64::from(i32::MIN)
     }
-    fn new(head: u32, mate: u32, residual: i64, cost: i64, _: &[i64]) -> Option<Self> {
+    fn new(head: u32, mate: u32, residual: i64, cost: i64, _: &()) -> Option<Self> {
         Some(Self { head, mate, residual: i32::try_from(residual).ok()?, cost: i32::try_from(cost).ok()? })
     }
     fn head(self) -> u32 {
@@ -95,7 +100,7 @@ impl ArcForm for NarrowArc {
     fn residual(self) -> i64 {
         i64::from(self.residual)
     }
-    fn cost(self, _: &[i64]) -> i64 {
+    fn cost(self, _: &()) -> i64 {
         i64::from(self.cost)
     }
     fn add_residual(&mut self, amount: i64) {
@@ -124,10 +129,12 @@ const RESIDUAL_MASK: u32 = (1 << CLASS_SHIFT) - 1;
 pub(crate) const MAX_CLASSES: usize = 1 << (32 - CLASS_SHIFT);
 
 impl ArcForm for ClassArc {
+    /// The distinct costs, sorted.
+    type Table = Vec<i64>;
     fn fits(capacity: i64, _: i64) -> bool {
         (0..=i64::from(RESIDUAL_MASK)).contains(&capacity)
     }
-    fn new(head: u32, mate: u32, residual: i64, cost: i64, classes: &[i64]) -> Option<Self> {
+    fn new(head: u32, mate: u32, residual: i64, cost: i64, classes: &Vec<i64>) -> Option<Self> {
         let class = u32::try_from(classes.binary_search(&cost).ok()?).ok().filter(|&c| (c as usize) < MAX_CLASSES)?;
         let residual = u32::try_from(residual).ok().filter(|&r| r <= RESIDUAL_MASK)?;
         Some(Self { head, mate, packed: residual | class << CLASS_SHIFT })
@@ -141,7 +148,7 @@ impl ArcForm for ClassArc {
     fn residual(self) -> i64 {
         i64::from(self.packed & RESIDUAL_MASK)
     }
-    fn cost(self, classes: &[i64]) -> i64 {
+    fn cost(self, classes: &Vec<i64>) -> i64 {
         classes[(self.packed >> CLASS_SHIFT) as usize]
     }
     fn add_residual(&mut self, amount: i64) {
@@ -162,8 +169,8 @@ pub(crate) struct Residual<A: ArcForm = Arc> {
     /// Arcs of node `v` are `first[v]..first[v + 1]`.
     first: Vec<u32>,
     arcs: Vec<A>,
-    /// The distinct costs of the arcs, sorted, where the form keeps classes (empty otherwise).
-    classes: Vec<i64>,
+    /// What the arcs' costs are read from beside them (the form's table).
+    table: A::Table,
     /// Edge id → position of its forward arc (empty where the network was built without it,
     /// [`from_fn`](Self::from_fn) with `by_edge` false).
     forward: Vec<u32>,
@@ -196,7 +203,7 @@ pub(crate) struct Residual<A: ArcForm = Arc> {
 
 impl<A: ArcForm> Residual<A> {
     pub(crate) fn new(n: usize, edges: &[Edge]) -> Result<Self, FlowError> {
-        Self::from_fn(n, |emit| edges.iter().for_each(|&e| emit(e)), true, Vec::new())
+        Self::from_fn(n, |emit| edges.iter().for_each(|&e| emit(e)), true)
     }
 
     /// The residual network of the edges `edges` passes to its argument, in that order (with
@@ -207,10 +214,13 @@ impl<A: ArcForm> Residual<A> {
     /// With `by_edge`, each edge's forward arc is listed by edge id (4 bytes an edge), for
     /// [`into_edges`](Self::into_edges); without, only a bit per arc marks the forward ones, and
     /// the edges are read per tail node ([`for_each_edge_from`](Self::for_each_edge_from)).
-    ///
-    /// `classes` is the sorted table of the edges' distinct costs and their negatives where the
-    /// form keeps classes ([`ClassArc`]), empty otherwise.
-    pub(crate) fn from_fn(n: usize, edges: impl Fn(&mut dyn FnMut(Edge)), by_edge: bool, classes: Vec<i64>) -> Result<Self, FlowError> {
+    pub(crate) fn from_fn(n: usize, edges: impl Fn(&mut dyn FnMut(Edge)), by_edge: bool) -> Result<Self, FlowError> {
+        Self::with_table(n, edges, by_edge, A::Table::default())
+    }
+
+    /// [`from_fn`](Self::from_fn) for a form that reads its costs from `table` (for
+    /// [`ClassArc`], the sorted distinct costs of the edges and their negatives).
+    pub(crate) fn with_table(n: usize, edges: impl Fn(&mut dyn FnMut(Edge)), by_edge: bool, table: A::Table) -> Result<Self, FlowError> {
         if u32::try_from(n).is_err() {
             return Err(FlowError::Overflow);
         }
@@ -242,7 +252,7 @@ impl<A: ArcForm> Residual<A> {
             let q = fill[e.to] as usize;
             fill[e.to] += 1;
             // The capacity is checked too: the two residuals move within `0..=capacity`.
-            let arcs_of_edge = (A::new(e.to as u32, q as u32, e.capacity - e.flow, e.cost, &classes), A::new(e.from as u32, p as u32, e.flow, -e.cost, &classes));
+            let arcs_of_edge = (A::new(e.to as u32, q as u32, e.capacity - e.flow, e.cost, &table), A::new(e.from as u32, p as u32, e.flow, -e.cost, &table));
             let (true, Some(forward_arc), Some(backward_arc)) = (A::fits(e.capacity, e.cost), arcs_of_edge.0, arcs_of_edge.1) else {
                 unfit = true;
                 return;
@@ -267,7 +277,7 @@ impl<A: ArcForm> Residual<A> {
         Ok(Self {
             first,
             arcs,
-            classes,
+            table,
             forward,
             forward_bits,
             open,
@@ -291,9 +301,9 @@ impl<A: ArcForm> Residual<A> {
     /// ends, capacity and cost are in its two arcs. The searches' scratch space is freed first.
     pub(crate) fn into_edges(mut self) -> Vec<Edge> {
         let (arcs, forward) = (std::mem::take(&mut self.arcs), std::mem::take(&mut self.forward));
-        let classes = std::mem::take(&mut self.classes);
+        let table = std::mem::take(&mut self.table);
         drop(self);
-        forward.iter().map(|&p| edge_of(&arcs, &classes, p)).collect()
+        forward.iter().map(|&p| edge_of(&arcs, &table, p)).collect()
     }
 
     /// Calls `f` with each edge leaving node `v` (in the order the edges were passed), with its
@@ -302,7 +312,7 @@ impl<A: ArcForm> Residual<A> {
         debug_assert!(self.forward.is_empty(), "built by edge: no forward bits");
         for p in self.arcs_of(v) {
             if self.forward_bits[p / 64] >> (p % 64) & 1 == 1 {
-                f(edge_of(&self.arcs, &self.classes, p as u32));
+                f(edge_of(&self.arcs, &self.table, p as u32));
             }
         }
     }
@@ -344,7 +354,7 @@ impl<A: ArcForm> Residual<A> {
     }
 
     fn reduced_cost(&self, tail: usize, arc: usize) -> i64 {
-        self.arcs[arc].cost(&self.classes) + self.potential[tail] - self.potential[self.head(arc)]
+        self.arcs[arc].cost(&self.table) + self.potential[tail] - self.potential[self.head(arc)]
     }
 
     /// Saturates every negative-cost residual arc (potentials are all zero here, so afterwards
@@ -353,7 +363,7 @@ impl<A: ArcForm> Residual<A> {
     pub(crate) fn repair(&mut self) -> Result<(), FlowError> {
         for v in 0..self.first.len() - 1 {
             for p in self.arcs_of(v) {
-                let (r, cost) = (self.arcs[p].residual(), self.arcs[p].cost(&self.classes));
+                let (r, cost) = (self.arcs[p].residual(), self.arcs[p].cost(&self.table));
                 if r > 0 && cost < 0 {
                     self.push(v, p, r)?;
                 }
@@ -595,10 +605,10 @@ impl<A: ArcForm> Residual<A> {
 
 /// The edge whose forward arc is `arcs[p]`, with its flow: its ends, capacity and cost are in
 /// its two arcs.
-fn edge_of<A: ArcForm>(arcs: &[A], classes: &[i64], p: u32) -> Edge {
+fn edge_of<A: ArcForm>(arcs: &[A], table: &A::Table, p: u32) -> Edge {
     let arc = arcs[p as usize];
     let back = arcs[arc.mate() as usize];
-    Edge { from: back.head() as usize, to: arc.head() as usize, capacity: arc.residual() + back.residual(), cost: arc.cost(classes), flow: back.residual() }
+    Edge { from: back.head() as usize, to: arc.head() as usize, capacity: arc.residual() + back.residual(), cost: arc.cost(table), flow: back.residual() }
 }
 
 /// A set of positions below a fixed length, a bit each.
