@@ -145,8 +145,8 @@ const TRIES: usize = 4;
 /// `g1` on `c1` for one of group `g2` on `c2`, where the first part of the two placements' cost
 /// does not rise. `costs.rise(at, from, to)` is what moving the task with handle `at` (given by
 /// `costs.arrange`) from `from` to `to` adds to its cost in movements and warm-ups, then in
-/// restore time: a trade never adds a movement or a warm-up, and of the tasks that qualify it moves those whose restore grows least. The
-/// target's quotas are unchanged. A trade is made when it lowers the sum of squared excesses (`c1` holds more of
+/// restore time: a trade never adds a movement or a warm-up, and of the tasks that qualify it
+/// moves those whose restore grows least. The target's quotas are unchanged. A trade is made when it lowers the sum of squared excesses (`c1` holds more of
 /// `g1` beyond its share than `c2` does, and `c2` more of `g2` than `c1` does, by more than 2 in
 /// all), or leaves it equal while one client exchanges which of its own tasks (`owner`) it gives
 /// up for one it holds less of: the excess then passes to the receiving client, from where a
@@ -176,9 +176,8 @@ pub(crate) fn rebalance_mix(
     }
     // Tasks per client and group: their positions in `tasks` and the handles to their costs
     // (as `u32`s: 8 bytes a task; the handles are given by `costs.arrange`), each list made at
-    // its size. A search reads the costs of a
-    // whole list; laid out in the lists' order, they are read from consecutive memory rather
-    // than a cache miss a task.
+    // its size. A search reads the costs of a whole list; laid out in the lists' order, they are
+    // read from consecutive memory rather than a cache miss a task.
     let mut sizes = vec![0usize; n * groups];
     for (k, &t) in tasks.iter().enumerate() {
         sizes[target[k] * groups + mix.group(t)] += 1;
