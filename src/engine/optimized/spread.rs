@@ -80,22 +80,14 @@ impl Mix {
 
 /// What the trades compare: what moving a task adds to its cost.
 pub(crate) trait Rise {
-    /// Lays the costs out in the order the trades read them: `order` names every task once (by
-    /// position in `tasks`), and a task's place in it is its handle from then on.
-    fn arrange(&mut self, order: impl Iterator<Item = u32>);
+    /// Lays the costs out in the order the trades read them: `order` names every task once as
+    /// (its position in `tasks`, its handle), and each task's handle is written here: its place
+    /// in `order`, by which [`rise`](Self::rise) reads its costs from then on.
+    fn arrange<'a>(&mut self, order: impl Iterator<Item = &'a mut (u32, u32)>);
 
-    /// What moving task `k` (its handle `at`) from client `from` to client `to` adds to its
+    /// What moving the task with handle `at` from client `from` to client `to` adds to its
     /// cost, as (movements and warm-ups, restore time).
-    fn rise(&self, k: usize, at: u32, from: Client, to: Client) -> (i64, i64);
-}
-
-/// A function of (task, from, to) is a [`Rise`] that needs no handles.
-impl<F: Fn(usize, Client, Client) -> (i64, i64)> Rise for F {
-    fn arrange(&mut self, _: impl Iterator<Item = u32>) {}
-
-    fn rise(&self, k: usize, _: u32, from: Client, to: Client) -> (i64, i64) {
-        self(k, from, to)
-    }
+    fn rise(&self, at: u32, from: Client, to: Client) -> (i64, i64);
 }
 
 /// The cheapest task of a list to trade: the rise in (movements and warm-ups, restore time) of
@@ -152,10 +144,10 @@ const TRIES: usize = 4;
 /// Evens the mix of `target` (client per task of `tasks`; `mix` empty on entry, made over the
 /// same tasks, and counting `target` on return) by trading targets: a task of group
 /// `g1` on `c1` for one of group `g2` on `c2`, where the first part of the two placements' cost
-/// does not rise. `costs.rise(k, …, from, to)` is what moving task `tasks[k]` from `from` to `to`
-/// adds to its cost in movements and warm-ups, then in restore time: a trade never adds a movement or a
-/// warm-up, and of the tasks that qualify it moves those whose restore grows least. The
-/// target's quotas are unchanged. A trade is made when it lowers the sum of squared excesses (`c1` holds more of
+/// does not rise. `costs.rise(at, from, to)` is what moving the task with handle `at` (given by
+/// `costs.arrange`) from `from` to `to` adds to its cost in movements and warm-ups, then in
+/// restore time: a trade never adds a movement or a warm-up, and of the tasks that qualify it
+/// moves those whose restore grows least. The target's quotas are unchanged. A trade is made when it lowers the sum of squared excesses (`c1` holds more of
 /// `g1` beyond its share than `c2` does, and `c2` more of `g2` than `c1` does, by more than 2 in
 /// all), or leaves it equal while one client exchanges which of its own tasks (`owner`) it gives
 /// up for one it holds less of: the excess then passes to the receiving client, from where a
@@ -184,9 +176,9 @@ pub(crate) fn rebalance_mix(
         mix.add(target[k], t);
     }
     // Tasks per client and group: their positions in `tasks` and the handles to their costs
-    // (as `u32`s: 8 bytes a task), each list made at its size. A search reads the costs of a
-    // whole list; laid out in the lists' order, they are read from consecutive memory rather
-    // than a cache miss a task.
+    // (as `u32`s: 8 bytes a task; the handles are given by `costs.arrange`), each list made at
+    // its size. A search reads the costs of a whole list; laid out in the lists' order, they are
+    // read from consecutive memory rather than a cache miss a task.
     let mut sizes = vec![0usize; n * groups];
     for (k, &t) in tasks.iter().enumerate() {
         sizes[target[k] * groups + mix.group(t)] += 1;
@@ -197,10 +189,7 @@ pub(crate) fn rebalance_mix(
     for (k, &t) in tasks.iter().enumerate() {
         held[target[k]][mix.group(t)].push((u32::try_from(k).expect("rebalance_mix: 2^32 tasks or more"), 0));
     }
-    costs.arrange(held.iter().flatten().flatten().map(|&(k, _)| k));
-    for (at, task) in held.iter_mut().flatten().flatten().enumerate() {
-        task.1 = at as u32;
-    }
+    costs.arrange(held.iter_mut().flatten().flatten());
     let mut work = 64usize.saturating_mul(tasks.len().saturating_add(n.saturating_mul(groups)));
     let mut spend = |steps: usize| {
         work = work.saturating_sub(steps);
@@ -214,8 +203,8 @@ pub(crate) fn rebalance_mix(
             .map(|&(k, handle)| (k as usize, handle))
             .enumerate()
             .filter(|&(_, (k, _))| by.is_none_or(|o| owner[tasks[k] as usize] == Some(o)))
-            .map(|(at, (k, handle))| {
-                let (a, b) = costs.rise(k, handle, from, to);
+            .map(|(at, (_, handle))| {
+                let (a, b) = costs.rise(handle, from, to);
                 (a, b, at)
             })
             .min()
@@ -355,6 +344,32 @@ mod tests {
     use crate::engine::{AssignmentInput, ClientInput};
     use crate::wire::{ProcessId, TaskId};
 
+    /// Costs given by a function of (task, from, to), the task by its position in `tasks`: the
+    /// handles are places in the order `arrange` was given, which is kept to read them back as
+    /// tasks.
+    struct ByTask<F> {
+        rise: F,
+        order: Vec<usize>,
+    }
+
+    fn by_task<F: Fn(usize, Client, Client) -> (i64, i64)>(rise: F) -> ByTask<F> {
+        ByTask { rise, order: Vec::new() }
+    }
+
+    impl<F: Fn(usize, Client, Client) -> (i64, i64)> Rise for ByTask<F> {
+        fn arrange<'a>(&mut self, order: impl Iterator<Item = &'a mut (u32, u32)>) {
+            self.order.clear();
+            for task in order {
+                task.1 = self.order.len() as u32;
+                self.order.push(task.0 as usize);
+            }
+        }
+
+        fn rise(&self, at: u32, from: Client, to: Client) -> (i64, i64) {
+            (self.rise)(self.order[at as usize], from, to)
+        }
+    }
+
     fn model_input(clients: usize, groups: i32, partitions: i32) -> AssignmentInput {
         let mut input = AssignmentInput::new();
         for c in 0..clients {
@@ -372,7 +387,7 @@ mod tests {
         // Client 0 holds all of sub-topology 0, client 1 all of sub-topology 1.
         let mut target: Vec<Client> = tasks.iter().map(|&t| model.tasks[t as usize].subtopology as usize).collect();
         let mut mix = Mix::new(&model, &tasks, &[1, 1]);
-        rebalance_mix(&mut mix, &tasks, &[None; 8], &mut target, 2, &mut |_, _, _| (0, 0));
+        rebalance_mix(&mut mix, &tasks, &[None; 8], &mut target, 2, &mut by_task(|_, _, _| (0, 0)));
         for c in 0..2 {
             for g in 0..2 {
                 assert!(mix.excess(c, g).abs() < 1e-9, "client {c} group {g}: {target:?}");
@@ -384,7 +399,7 @@ mod tests {
         let before = target.clone();
         let mut mix = Mix::new(&model, &tasks, &[1, 1]);
         let sticky = |k: usize, from: Client, to: Client| (i64::from(before[k] != to) - i64::from(before[k] != from), 0);
-        rebalance_mix(&mut mix, &tasks, &[None; 8], &mut target, 2, &mut { sticky });
+        rebalance_mix(&mut mix, &tasks, &[None; 8], &mut target, 2, &mut by_task(sticky));
         assert_eq!(target, before);
         assert!((mix.excess(0, 0) - 2.0).abs() < 1e-9);
     }
@@ -412,7 +427,7 @@ mod tests {
         let before = moves(&target);
         let mut mix = Mix::new(&model, &tasks, &[1, 1, 2]);
         let cost = |k: usize, c: Client| i64::from(owner[tasks[k] as usize] != Some(c));
-        rebalance_mix(&mut mix, &tasks, &owner, &mut target, 3, &mut |k, from, to| (cost(k, to) - cost(k, from), 0));
+        rebalance_mix(&mut mix, &tasks, &owner, &mut target, 3, &mut by_task(|k, from, to| (cost(k, to) - cost(k, from), 0)));
         for c in 0..3 {
             for g in 0..2 {
                 assert!(mix.excess(c, g).abs() < 1e-9, "client {c} group {g}: {target:?}");

@@ -231,15 +231,17 @@ impl SplitCost {
 }
 
 impl Rise for SplitCosts {
-    fn arrange(&mut self, order: impl Iterator<Item = u32>) {
+    fn arrange<'a>(&mut self, order: impl Iterator<Item = &'a mut (u32, u32)>) {
         // Both layouts are alive until the copy is made; the flow's costs, freed before the
         // trades, took more.
         let mut entries = Vec::with_capacity(self.entries.len());
         let mut starts = Vec::with_capacity(self.starts.len());
-        for k in order {
-            let k = k as usize;
-            // (The same blocks in another order: no position exceeds the last one of the
+        for task in order {
+            let k = task.0 as usize;
+            // (No place in `order` reaches the number of tasks, whose positions are `u32`s; and
+            // the blocks are the same in another order: no position exceeds the last one of the
             // former layout, which is a `u32`.)
+            task.1 = starts.len() as u32;
             starts.push(entries.len() as u32);
             entries.extend_from_slice(&self.entries[self.starts[k] as usize..self.starts[k + 1] as usize]);
         }
@@ -248,7 +250,7 @@ impl Rise for SplitCosts {
         (self.entries, self.starts) = (entries, starts);
     }
 
-    fn rise(&self, _: usize, at: u32, from: Client, to: Client) -> (i64, i64) {
+    fn rise(&self, at: u32, from: Client, to: Client) -> (i64, i64) {
         let (start, end) = (self.starts[at as usize] as usize, self.starts[at as usize + 1] as usize);
         let first = start + self.classes;
         let listed = end - first;
@@ -329,7 +331,7 @@ mod tests {
             let pairs: Vec<(Client, Client)> = (0..clients).flat_map(|f| (0..clients).map(move |t| (f, t))).collect();
             let before: Vec<Vec<(i64, i64)>> = (0..tasks).map(|k| pairs.iter().map(|&(f, t)| rise(&split, k, f, t)).collect()).collect();
             for (k, expected) in before.iter().enumerate() {
-                let unarranged: Vec<(i64, i64)> = pairs.iter().map(|&(f, t)| split.rise(k, k as u32, f, t)).collect();
+                let unarranged: Vec<(i64, i64)> = pairs.iter().map(|&(f, t)| split.rise(k as u32, f, t)).collect();
                 assert_eq!(&unarranged, expected, "task {k} in task order");
             }
             // A random order (Fisher–Yates).
@@ -337,10 +339,13 @@ mod tests {
             for i in (1..order.len()).rev() {
                 order.swap(i, rng.range(0, i as i64) as usize);
             }
-            split.arrange(order.iter().copied());
+            // Each task with a handle that no task has yet, which `arrange` replaces.
+            let mut held: Vec<(u32, u32)> = order.iter().map(|&k| (k, tasks as u32)).collect();
+            split.arrange(held.iter_mut());
             assert_eq!(split.entries.len(), split.starts[tasks] as usize + SHORT, "padded once");
-            for (at, &k) in order.iter().enumerate() {
-                let arranged: Vec<(i64, i64)> = pairs.iter().map(|&(f, t)| split.rise(k as usize, at as u32, f, t)).collect();
+            assert!(held.iter().map(|&(_, at)| at).eq(0..tasks as u32), "handles are places in the order");
+            for &(k, at) in &held {
+                let arranged: Vec<(i64, i64)> = pairs.iter().map(|&(f, t)| split.rise(at, f, t)).collect();
                 assert_eq!(arranged, before[k as usize], "task {k} at {at}");
             }
         }
