@@ -18,11 +18,10 @@ const NO_LEVEL: u32 = u32::MAX;
 /// direction), its residual capacity and its cost. Three forms, [`Arc`], [`NarrowArc`] and
 /// [`ClassArc`]; the searches run the same on each.
 ///
-/// A form may read a table kept beside the arcs (its [`Table`](Self::Table)): [`ClassArc`]
-/// keeps its cost as a class, a position in the network's sorted table of the distinct costs
-/// of its arcs (both signs); the other forms keep their costs and have no table (`()`).
+/// A form may read its costs from a table beside the arcs: [`ClassArc`] keeps a class, a position
+/// in the sorted distinct costs of the network's arcs (both signs); the others keep the cost.
 pub(crate) trait ArcForm: Copy + Default {
-    /// What the arcs' costs are read from beside the arcs.
+    /// What the arcs' costs are read from beside the arcs (`()`: nothing).
     type Table: Default;
     /// Whether an edge of this capacity and cost can be stored in this form (its two arcs'
     /// residuals stay within `0..=capacity`), the table aside.
@@ -129,7 +128,6 @@ const RESIDUAL_MASK: u32 = (1 << CLASS_SHIFT) - 1;
 pub(crate) const MAX_CLASSES: usize = 1 << (32 - CLASS_SHIFT);
 
 impl ArcForm for ClassArc {
-    /// The distinct costs, sorted.
     type Table = Vec<i64>;
     fn fits(capacity: i64, _: i64) -> bool {
         (0..=i64::from(RESIDUAL_MASK)).contains(&capacity)
@@ -169,7 +167,7 @@ pub(crate) struct Residual<A: ArcForm = Arc> {
     /// Arcs of node `v` are `first[v]..first[v + 1]`.
     first: Vec<u32>,
     arcs: Vec<A>,
-    /// What the arcs' costs are read from beside them (the form's table).
+    /// The table the arcs' costs are read from.
     table: A::Table,
     /// Edge id → position of its forward arc (empty where the network was built without it,
     /// [`from_fn`](Self::from_fn) with `by_edge` false).
@@ -218,8 +216,8 @@ impl<A: ArcForm> Residual<A> {
         Self::with_table(n, edges, by_edge, A::Table::default())
     }
 
-    /// [`from_fn`](Self::from_fn) for a form that reads its costs from `table` (for
-    /// [`ClassArc`], the sorted distinct costs of the edges and their negatives).
+    /// [`from_fn`](Self::from_fn) for a form that reads its costs from `table` ([`ClassArc`]: the
+    /// sorted distinct costs of the edges and their negatives).
     pub(crate) fn with_table(n: usize, edges: impl Fn(&mut dyn FnMut(Edge)), by_edge: bool, table: A::Table) -> Result<Self, FlowError> {
         if u32::try_from(n).is_err() {
             return Err(FlowError::Overflow);
@@ -300,8 +298,7 @@ impl<A: ArcForm> Residual<A> {
     /// The edges the network was built from (in their order), with its flows: every edge's
     /// ends, capacity and cost are in its two arcs. The searches' scratch space is freed first.
     pub(crate) fn into_edges(mut self) -> Vec<Edge> {
-        let (arcs, forward) = (std::mem::take(&mut self.arcs), std::mem::take(&mut self.forward));
-        let table = std::mem::take(&mut self.table);
+        let (arcs, forward, table) = (std::mem::take(&mut self.arcs), std::mem::take(&mut self.forward), std::mem::take(&mut self.table));
         drop(self);
         forward.iter().map(|&p| edge_of(&arcs, &table, p)).collect()
     }

@@ -147,11 +147,12 @@ const TRIES: usize = 4;
 /// does not rise. `costs.rise(at, from, to)` is what moving the task with handle `at` (given by
 /// `costs.arrange`) from `from` to `to` adds to its cost in movements and warm-ups, then in
 /// restore time: a trade never adds a movement or a warm-up, and of the tasks that qualify it
-/// moves those whose restore grows least. The target's quotas are unchanged. A trade is made when it lowers the sum of squared excesses (`c1` holds more of
-/// `g1` beyond its share than `c2` does, and `c2` more of `g2` than `c1` does, by more than 2 in
-/// all), or leaves it equal while one client exchanges which of its own tasks (`owner`) it gives
-/// up for one it holds less of: the excess then passes to the receiving client, from where a
-/// later trade with another giver can cancel it (a new member fed by several others).
+/// moves those whose restore grows least. The target's quotas are unchanged. A trade is made
+/// when it lowers the sum of squared excesses (`c1` holds more of `g1` beyond its share than
+/// `c2` does, and `c2` more of `g2` than `c1` does, by more than 2 in all), or leaves it equal
+/// while one client exchanges which of its own tasks (`owner`) it gives up for one it holds
+/// less of: the excess then passes to the receiving client, from where a later trade with
+/// another giver can cancel it (a new member fed by several others).
 ///
 /// Per sweep and group `g1`: the [`TRIES`] clients holding most of it beyond their shares, the
 /// [`TRIES`] holding least, and for each such pair the [`TRIES`] groups the second holds most of
