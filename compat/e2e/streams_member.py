@@ -2,7 +2,8 @@
 (compat/e2e/streams-member.sh). Two CountApp instances (group.protocol=streams) process the word
 count; `kstreams-assignor join --protocol streams` members join, leave, are killed, stopped past
 the session timeout (fenced) and rejoin with their group.instance.id, while the broker pauses once
-and restarts once.
+and restarts once, down for longer than the session timeout: the Rust members drop their tasks,
+and the reloaded coordinator holds r1's group.instance.id until that membership expires.
 Each step waits for the group to settle and checks that `describe --json` agrees with the tasks
 each Rust member printed last; the Java instances' output must be exact at the end of each phase.
 
@@ -206,10 +207,12 @@ def main():
         assert r1.proc.poll() is None and r2.proc.poll() is None, "a Rust member exited on the broker's pause"
         say(f"after the broker's 3 s pause: {row(g, rust)}")
 
-        # The broker restarts on its storage: the coordinator goes away, then loads the group again.
+        # The broker restarts on its storage, down for longer than the session timeout: the Rust
+        # members drop their tasks and join again; the coordinator loads the group with r1's
+        # static membership and refuses r1's join until that membership's session expires.
         down = time.monotonic()
-        must(["bash", BROKER_SCRIPT, "restart"], 180, "restarting the broker")
-        say(f"broker restarted in {time.monotonic() - down:.1f} s")
+        must(["bash", BROKER_SCRIPT, "restart", str(SESSION_MS // 1000 + 1)], 180, "restarting the broker")
+        say(f"broker restarted after {time.monotonic() - down:.1f} s down")
         deadline = time.monotonic() + 60
         while not all("reconnected to" in r.err.read_text() for r in rust):
             if time.monotonic() > deadline:
@@ -220,7 +223,7 @@ def main():
         say(f"after the broker's restart, {time.monotonic() - down:.1f} s after it went down: {row(g, rust)}")
         for r in rust:
             say(f"  {r.name}: " + "; ".join(l.strip() for l in r.err.read_text().splitlines()
-                                             if "retrying" in l or "reconnected" in l or "lost" in l or "joined" in l)[-400:])
+                                             if "retrying" in l or "reconnected" in l or "lost" in l or "joined" in l)[-600:])
 
         # r2 is killed (SIGKILL): its tasks come back after the session timeout.
         killed_at = time.monotonic()

@@ -3,8 +3,9 @@
 #
 #   compat/kafka/broker.sh start    resolve the pinned jars (Maven), format fresh storage, start, wait
 #   compat/kafka/broker.sh stop     stop it (SIGTERM, then SIGKILL after 20 s)
-#   compat/kafka/broker.sh restart  stop it and start it again on the same storage (topics,
-#                                   groups and offsets kept), e.g. to see clients ride it out
+#   compat/kafka/broker.sh restart [N]  stop it, wait N seconds (default 0) and start it again
+#                                   on the same storage (topics, groups and offsets kept),
+#                                   e.g. to see clients ride it out
 #   compat/kafka/broker.sh status   exit 0 when it is running
 #   compat/kafka/broker.sh classpath  print the broker classpath
 #
@@ -201,14 +202,15 @@ restart() {
   local cp; cp="$(classpath)"
   if [[ -n "${KAFKA_EXTRA_CLASSPATH:-}" ]]; then cp="$cp:$KAFKA_EXTRA_CLASSPATH"; fi
   stop
+  sleep "${1:-0}"
   launch "$cp"
 }
 
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
-  restart) restart ;;
+  restart) restart "${2:-0}" ;;
   status) running ;;
   classpath) classpath ;;
-  *) echo "usage: $0 start|stop|restart|status|classpath" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|restart [seconds down]|status|classpath" >&2; exit 2 ;;
 esac

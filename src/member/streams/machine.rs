@@ -20,7 +20,10 @@
 //!
 //! One rule is stricter than Java's: a member that has not heard from the coordinator for
 //! `session.timeout.ms` knows the coordinator has removed it, so it drops its tasks then (all
-//! lost) rather than when it hears back.
+//! lost) rather than when it hears back. A coordinator that restarted meanwhile may still hold
+//! a static member it reloaded, and refuse its join (`UNRELEASED_INSTANCE_ID`) until that
+//! membership expires: the member then joins again with backoff, for up to twice
+//! `session.timeout.ms`, instead of stopping.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -95,6 +98,12 @@ pub(crate) struct StreamsMachine {
     next_heartbeat_at: i64,
     /// When the coordinator last answered (or the member joined), for the session guard.
     last_heard: Option<i64>,
+    /// Whether the member dropped its tasks itself (the session guard) and has not been heard
+    /// since: the coordinator may still hold its membership.
+    self_fenced: bool,
+    /// When the coordinator first refused such a member's join for a `group.instance.id` it
+    /// still holds.
+    unreleased_since: Option<i64>,
     backoff_ms: u64,
     retry_at: i64,
     events: VecDeque<StreamsEvent>,
@@ -150,6 +159,8 @@ impl StreamsMachine {
             endpoint_information_epoch: -1,
             next_heartbeat_at: 0,
             last_heard: None,
+            self_fenced: false,
+            unreleased_since: None,
             backoff_ms,
             retry_at: 0,
             events: VecDeque::new(),
@@ -288,6 +299,7 @@ impl StreamsMachine {
                 now - heard
             );
             self.fence(why);
+            self.self_fenced = true;
         }
     }
 
@@ -371,6 +383,8 @@ impl StreamsMachine {
                 self.backoff_ms = self.config.retry_backoff_ms;
                 self.retry_at = 0;
                 self.last_heard = Some(now);
+                self.self_fenced = false;
+                self.unreleased_since = None;
                 self.heard(&r, now);
             }
             Response::Heartbeat(r) => self.heartbeat_error(&r, now),
@@ -495,8 +509,26 @@ impl StreamsMachine {
                 let why = format!("not authorized to a topic of the topology ({code}) {message}");
                 self.retry(now, why);
             }
+            111 if self.may_wait_for_release(now) => {
+                let why = format!(
+                    "the group coordinator still holds this member's group.instance.id from before it dropped its tasks ({code}); \
+                     it releases it when that membership's session expires"
+                );
+                self.retry(now, why);
+            }
             _ => self.fatal(StreamsMemberError::Broker { code, message: r.error_message.clone(), state: self.state }),
         }
+    }
+
+    /// Whether a refused join of a static member is to be tried again: it dropped its tasks
+    /// after no answer for `session.timeout.ms`, so the coordinator (restarted since, or it
+    /// would have removed the member) may still hold its membership until that session expires.
+    fn may_wait_for_release(&mut self, now: i64) -> bool {
+        if !self.self_fenced || self.state != MemberState::Joining || self.config.group_instance_id.is_none() {
+            return false;
+        }
+        let since = *self.unreleased_since.get_or_insert(now);
+        now.saturating_sub(since) < 2 * i64::from(self.config.session_timeout_ms)
     }
 
     /// Loses every task and joins again at epoch 0, with the same member id (Java's `onFenced`).

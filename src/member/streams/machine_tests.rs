@@ -341,6 +341,70 @@ fn without_an_answer_for_the_session_timeout_the_tasks_are_dropped_before_anyone
 }
 
 #[test]
+fn a_static_member_that_dropped_its_tasks_waits_for_a_restarted_coordinator_to_release_its_instance_id() {
+    // Joined as a static member, then 45 s without an answer (the coordinator restarted): the
+    // member drops its tasks and joins again; the reloaded coordinator still holds its
+    // group.instance.id and refuses the join until that membership expires.
+    let start = |instance: Option<&str>| {
+        let mut c = config();
+        c.group_instance_id = instance.map(String::from);
+        let (mut m, rec) = machine_with(c);
+        m.poll_request(T0);
+        m.handle_response(Response::CoordinatorFound("b:9092".into()), T0);
+        heartbeat(m.poll_request(T0));
+        answer(&mut m, assigned(1, &[(0, &[3])], &[], &[]), T0);
+        heartbeat(m.poll_request(T0));
+        answer(&mut m, ok(1), T0);
+        rec.take();
+        heartbeat(m.poll_request(T0 + 5_000));
+        m.handle_error("timed out".into(), true, T0 + 35_000);
+        let mut now = T0 + 45_001;
+        let mut request = m.poll_request(now);
+        assert_eq!(rec.take(), ["lost"]);
+        events(&mut m);
+        let join = loop {
+            match request.take().or_else(|| m.poll_request(now)) {
+                Some(Request::FindCoordinator) => m.handle_response(Response::CoordinatorFound("b:9092".into()), now),
+                Some(Request::Heartbeat(r)) => break *r,
+                None => now = m.poll_timeout().unwrap().max(now + 1),
+            }
+        };
+        assert_eq!((join.member_epoch, join.instance_id.as_deref()), (0, instance));
+        (m, now)
+    };
+    let unreleased = || error(111, "Static member m with instance id rust-1 cannot join the group because the instance id is owned by m member.");
+
+    // Refused for a while, then let in.
+    let (mut m, mut now) = start(Some("rust-1"));
+    for _ in 0..5 {
+        answer(&mut m, unreleased(), now);
+        assert!(m.take_outcome().is_none());
+        assert!(matches!(events(&mut m).last(), Some(StreamsEvent::Retrying { error, .. }) if error.contains("(UNRELEASED_INSTANCE_ID")));
+        now = m.poll_timeout().unwrap();
+        assert_eq!(heartbeat(m.poll_request(now)).member_epoch, 0);
+    }
+    answer(&mut m, assigned(3, &[(0, &[3])], &[], &[]), now);
+    assert_eq!((m.state(), m.epoch()), (MemberState::Acknowledging, 3));
+
+    // Still refused twice the session timeout after the first refusal: the member stops.
+    let (mut m, mut now) = start(Some("rust-1"));
+    let first = now;
+    while m.take_outcome().is_none() {
+        answer(&mut m, unreleased(), now);
+        if let Some(at) = m.poll_timeout() {
+            now = at;
+            heartbeat(m.poll_request(now));
+        }
+    }
+    assert!(now >= first + 90_000 && now < first + 90_000 + 60_000, "stopped at {}", now - first);
+
+    // A dynamic member has no instance id to wait for (the error cannot come): still fatal.
+    let (mut m, now) = start(None);
+    answer(&mut m, unreleased(), now);
+    assert!(matches!(m.take_outcome(), Some(Err(_))));
+}
+
+#[test]
 fn offsets_go_out_on_the_interval_when_changed_and_at_once_for_a_warm_up_that_caught_up() {
     let (mut m, rec) = stable();
     let warm = TaskId::new(1, 1);
