@@ -291,6 +291,29 @@ fn several_processes_with_several_threads() {
 /// Cooperative rebalance: a member owned partitions that now move; the new owner waits
 /// (nextRebalanceMs 0) and the partitions are not assigned twice.
 #[test]
+fn encoding_on_several_threads_gives_the_bytes_of_one() {
+    // 160 members: up to five runs of 32. A tenth of the processes are new, so the leader's
+    // client gets the probing deadline; one member is excluded.
+    let g = kstreams_assignor::leader::testdata::large_group(40, 4, 600, 1);
+    let excluded = vec![g.members[5].member_id.clone()];
+    let run = |threads: usize| {
+        let input = LeaderInput::new(&g.members, &g.topology, &g.metadata, &g.end_offsets, g.leader)
+            .with_config(&g.config)
+            .with_excluded_members(&excluded)
+            .with_now_ms(NOW)
+            .with_threads(threads);
+        assign(&input).unwrap()
+    };
+    let one = run(1);
+    assert!(one.report.assignment.as_ref().unwrap().followup.probing_rebalance_needed);
+    for threads in [2, 3, 5, 64] {
+        let several = run(threads);
+        assert_eq!(several.members, one.members, "{threads} threads");
+        assert_eq!(format!("{:?}", several.report), format!("{:?}", one.report), "{threads} threads");
+    }
+}
+
+#[test]
 fn owned_partitions_are_held_back_until_revoked() {
     let owned: Vec<TopicPartition> = (0..4).map(|p| TopicPartition::new("text-lines", p)).collect();
     let members = [

@@ -3,6 +3,7 @@
 //! [`assign`](super::assign())); and Kafka's error assignment.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use super::aggregate::Members;
 use super::engine_input::EngineInput;
@@ -12,7 +13,7 @@ use super::java_order::{
 };
 use super::output::{AssignmentReport, GroupAssignment, LeaderError};
 use super::tasks::Tasks;
-use super::threads::{ClientHistory, ClientTasks, assign_tasks_to_threads, build_member_assignments};
+use super::threads::{ClientHistory, ClientTasks, MemberAssignment, assign_tasks_to_threads, build_member_assignments};
 use crate::engine::{Assignment, ClientAssignment, TaskLag};
 use crate::wire::{
     AssignmentEnvelope, AssignmentInfo, AssignorError, HostMaps, NextRebalance, ProcessId, SharedHostMaps, TaskId, TopicPartition,
@@ -42,6 +43,10 @@ pub(crate) fn host_maps(
 
 /// Splits each client's tasks over its consumers and encodes every member's assignment, the
 /// excluded members' empty ones included; fills `report`'s member assignments and infos.
+///
+/// Large groups are encoded on several threads (see [`LeaderInput::threads`]): each takes a run
+/// of clients in order, and the runs are joined in order, so the bytes, the report and the first
+/// error are those of one thread.
 pub(crate) fn encode_members(
     input: &LeaderInput<'_>,
     tasks: &Tasks,
@@ -50,64 +55,150 @@ pub(crate) fn encode_members(
     assignment: &Assignment,
     report: &mut AssignmentReport,
 ) -> Result<BTreeMap<String, Vec<u8>>, LeaderError> {
-    let (min_used, min_supported) = (members.min_used, members.min_supported);
     let java_parts = java_partitions_for_task(input.topology, tasks);
-    let host_maps = std::sync::Arc::new(host_maps(members, assignment, &java_parts));
-    let mut shared = SharedHostMaps::default();
-    // The assignor's follow-up interval: `probing.rebalance.interval.ms` for Kafka's assignors,
-    // the predicted catch-up time for the optimized one.
-    let deadline = input.now_ms.wrapping_add(assignment.followup.probing_rebalance_interval_ms);
+    let host_maps = Arc::new(host_maps(members, assignment, &java_parts));
+    let group = Group { input, tasks, members, engine, assignment, java_parts: &java_parts, host_maps: &host_maps };
+    let runs = client_runs(&assignment.clients, members, input.threads);
+    let encoded: Vec<Result<Encoded, LeaderError>> = match runs.as_slice() {
+        [] => Vec::new(),
+        [only] => vec![group.encode_clients(only)],
+        [first, rest @ ..] => std::thread::scope(|scope| {
+            let group = &group;
+            let handles: Vec<_> = rest.iter().map(|run| scope.spawn(move || group.encode_clients(run))).collect();
+            let mut encoded = vec![group.encode_clients(first)];
+            for handle in handles {
+                encoded.push(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            }
+            encoded
+        }),
+    };
     let mut out = BTreeMap::new();
-    for ca in &assignment.clients {
-        let client = &members.clients[&ca.process_id];
-        // The thread split reads the lags of the client's active tasks (which of them are
-        // stateful) and of the tasks its consumers reported, so only those are computed.
-        let wanted: BTreeSet<&TaskId> = ca.active_tasks.iter().chain(client.consumer_tasks.values().flatten()).collect();
-        let lags = wanted.into_iter().filter_map(|t| {
-            let end = *engine.lag_ends.get(t)?;
-            Some((t.clone(), TaskLag::compute(client.offset_sums.get(t).copied(), end).0))
-        });
-        let mut client_tasks = ClientTasks::new(client.consumers.iter().cloned())
-            .with_active(ca.active_tasks.iter().cloned())
-            .with_standby(ca.standby_tasks.iter().cloned())
-            .with_lags(lags);
-        client_tasks.previous_tasks = client.consumer_tasks.clone();
-        let threads = assign_tasks_to_threads(&client_tasks)?;
-        let mut history =
-            ClientHistory::new().with_previous_standby_tasks(engine.previous_standby[&ca.process_id].iter().cloned());
-        history.owned_partitions = client.owned.clone();
-        if assignment.followup.probing_rebalance_needed && ca.process_id == input.leader_process_id {
-            history = history.with_followup_deadline(deadline);
-        }
-        for m in build_member_assignments(&threads, tasks, &history, &members.all_owned)? {
-            let mut info = AssignmentInfo::new(min_used).with_active_tasks(m.active_tasks.clone());
-            let standby_order = threads.0.get(&m.consumer).map(|t| t.standby.as_slice()).unwrap_or_default();
-            info.standby_tasks = java_standby_tasks(standby_order, &m.standby_tasks, &java_parts);
-            info.host_maps = host_maps.clone();
-            if min_used >= 3 {
-                info = info.with_commonly_supported_version(min_supported);
-            }
-            if min_used >= 7 {
-                info = info.with_next_rebalance(m.next_rebalance);
-            }
-            out.insert(m.consumer.clone(), encode(&m.consumer, &info, &m.active_partitions, &mut shared)?);
-            report.infos.insert(m.consumer.clone(), info);
-            report.member_assignments.push(m);
-        }
+    for run in encoded {
+        let run = run?;
+        out.extend(run.bytes);
+        report.infos.extend(run.infos);
+        report.member_assignments.extend(run.assignments);
     }
+    let mut shared = SharedHostMaps::default();
+    let deadline = group.followup_deadline();
     for (member, process_id) in &members.excluded {
-        let mut info = AssignmentInfo::new(min_used);
+        let mut info = AssignmentInfo::new(members.min_used);
         info.host_maps = host_maps.clone();
-        if min_used >= 3 {
-            info = info.with_commonly_supported_version(min_supported);
+        if members.min_used >= 3 {
+            info = info.with_commonly_supported_version(members.min_supported);
         }
-        if min_used >= 7 && assignment.followup.probing_rebalance_needed && *process_id == input.leader_process_id {
+        if members.min_used >= 7 && assignment.followup.probing_rebalance_needed && *process_id == input.leader_process_id {
             info = info.with_next_rebalance(NextRebalance::at(deadline));
         }
         out.insert(member.clone(), encode(member, &info, &[], &mut shared)?);
         report.infos.insert(member.clone(), info);
     }
     Ok(out)
+}
+
+/// The fewest members a thread of [`encode_members`] is given: below that, starting it costs
+/// more than it saves.
+const MIN_MEMBERS_PER_THREAD: usize = 32;
+
+/// `clients` cut into at most `threads` runs (`None`: the machine's parallelism) of about equal
+/// numbers of members, in order, each of at least [`MIN_MEMBERS_PER_THREAD`] members.
+fn client_runs<'c>(clients: &'c [ClientAssignment], members: &Members, threads: Option<usize>) -> Vec<&'c [ClientAssignment]> {
+    let consumers = |ca: &ClientAssignment| members.clients[&ca.process_id].consumers.len();
+    let total: usize = clients.iter().map(consumers).sum();
+    let most = total / MIN_MEMBERS_PER_THREAD;
+    let threads = if most < 2 {
+        1
+    } else {
+        let available = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+        available.clamp(1, most)
+    };
+    let mut runs = Vec::with_capacity(threads);
+    let (mut start, mut seen) = (0, 0);
+    for (i, ca) in clients.iter().enumerate() {
+        seen += consumers(ca);
+        // The run ends once it holds its share of the members.
+        if seen * threads >= total * (runs.len() + 1) && runs.len() + 1 < threads {
+            runs.push(&clients[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < clients.len() || runs.is_empty() {
+        runs.push(&clients[start..]);
+    }
+    runs
+}
+
+/// What [`encode_members`] reads, shared by its threads.
+struct Group<'g, 'i> {
+    input: &'g LeaderInput<'i>,
+    tasks: &'g Tasks,
+    members: &'g Members,
+    engine: &'g EngineInput,
+    assignment: &'g Assignment,
+    java_parts: &'g JavaTaskPartitions<'g>,
+    host_maps: &'g Arc<HostMaps>,
+}
+
+/// A run of clients' members, in order: their bytes, `AssignmentInfo`s and contents.
+#[derive(Default)]
+struct Encoded {
+    bytes: Vec<(String, Vec<u8>)>,
+    infos: Vec<(String, AssignmentInfo)>,
+    assignments: Vec<MemberAssignment>,
+}
+
+impl Group<'_, '_> {
+    /// The leader's client's follow-up deadline: `now +` the assignor's follow-up interval
+    /// (`probing.rebalance.interval.ms` for Kafka's assignors, the predicted catch-up time for
+    /// the optimized one).
+    fn followup_deadline(&self) -> i64 {
+        self.input.now_ms.wrapping_add(self.assignment.followup.probing_rebalance_interval_ms)
+    }
+
+    /// Splits each of `clients`' tasks over its consumers and encodes their assignments.
+    fn encode_clients(&self, clients: &[ClientAssignment]) -> Result<Encoded, LeaderError> {
+        let (min_used, min_supported) = (self.members.min_used, self.members.min_supported);
+        let mut shared = SharedHostMaps::default();
+        let mut done = Encoded::default();
+        for ca in clients {
+            let client = &self.members.clients[&ca.process_id];
+            // The thread split reads the lags of the client's active tasks (which of them are
+            // stateful) and of the tasks its consumers reported, so only those are computed.
+            let wanted: BTreeSet<&TaskId> = ca.active_tasks.iter().chain(client.consumer_tasks.values().flatten()).collect();
+            let lags = wanted.into_iter().filter_map(|t| {
+                let end = *self.engine.lag_ends.get(t)?;
+                Some((t.clone(), TaskLag::compute(client.offset_sums.get(t).copied(), end).0))
+            });
+            let mut client_tasks = ClientTasks::new(client.consumers.iter().cloned())
+                .with_active(ca.active_tasks.iter().cloned())
+                .with_standby(ca.standby_tasks.iter().cloned())
+                .with_lags(lags);
+            client_tasks.previous_tasks = client.consumer_tasks.clone();
+            let threads = assign_tasks_to_threads(&client_tasks)?;
+            let mut history = ClientHistory::new()
+                .with_previous_standby_tasks(self.engine.previous_standby[&ca.process_id].iter().cloned());
+            history.owned_partitions = client.owned.clone();
+            if self.assignment.followup.probing_rebalance_needed && ca.process_id == self.input.leader_process_id {
+                history = history.with_followup_deadline(self.followup_deadline());
+            }
+            for m in build_member_assignments(&threads, self.tasks, &history, &self.members.all_owned)? {
+                let mut info = AssignmentInfo::new(min_used).with_active_tasks(m.active_tasks.clone());
+                let standby_order = threads.0.get(&m.consumer).map(|t| t.standby.as_slice()).unwrap_or_default();
+                info.standby_tasks = java_standby_tasks(standby_order, &m.standby_tasks, self.java_parts);
+                info.host_maps = self.host_maps.clone();
+                if min_used >= 3 {
+                    info = info.with_commonly_supported_version(min_supported);
+                }
+                if min_used >= 7 {
+                    info = info.with_next_rebalance(m.next_rebalance);
+                }
+                done.bytes.push((m.consumer.clone(), encode(&m.consumer, &info, &m.active_partitions, &mut shared)?));
+                done.infos.push((m.consumer.clone(), info));
+                done.assignments.push(m);
+            }
+        }
+        Ok(done)
+    }
 }
 
 /// One member's `AssignmentInfo` in its `ConsumerProtocolAssignment` envelope.
@@ -139,4 +230,40 @@ pub(crate) fn error_assignment(
 /// follow-up.
 pub fn error_info(code: AssignorError) -> AssignmentInfo {
     AssignmentInfo::error(code).with_next_rebalance(NextRebalance::NONE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::leader::aggregate::aggregate_members;
+    use crate::leader::testdata::large_group;
+
+    #[test]
+    fn client_runs_are_in_order_and_share_the_members() {
+        // 40 processes of 4 threads: 160 members, at most 5 runs.
+        let g = large_group(40, 4, 200, 1);
+        let input = LeaderInput::new(&g.members, &g.topology, &g.metadata, &g.end_offsets, g.leader).with_config(&g.config);
+        let members = aggregate_members(&input).unwrap();
+        let clients: Vec<ClientAssignment> = members
+            .clients
+            .keys()
+            .map(|&process_id| ClientAssignment {
+                process_id,
+                active_tasks: Vec::new(),
+                standby_tasks: Vec::new(),
+                warmup_tasks: Vec::new(),
+                spare_tasks: Vec::new(),
+            })
+            .collect();
+        for (threads, expected) in [(Some(1), vec![40]), (Some(2), vec![20, 20]), (Some(3), vec![14, 13, 13]), (Some(9), vec![8; 5])] {
+            let runs = client_runs(&clients, &members, threads);
+            assert_eq!(runs.iter().map(|r| r.len()).collect::<Vec<_>>(), expected, "{threads:?}");
+            let joined: Vec<ProcessId> = runs.iter().flat_map(|r| r.iter().map(|ca| ca.process_id)).collect();
+            assert_eq!(joined, members.clients.keys().copied().collect::<Vec<_>>());
+        }
+        // Too few members for two threads.
+        assert_eq!(client_runs(&clients[..15], &members, Some(8)).len(), 1);
+        assert_eq!(client_runs(&clients[..16], &members, Some(8)).len(), 2);
+        assert_eq!(client_runs(&[], &members, Some(8)).len(), 1);
+    }
 }

@@ -78,6 +78,10 @@ pub struct LeaderInput<'a> {
     /// if it led that one too: the optimized assignor estimates restore rates from it. Kafka's
     /// assignors ignore it.
     pub previous_rebalance: Option<&'a RebalanceSnapshot>,
+    /// The most threads the members' assignments are split and encoded on (`None`: the
+    /// machine's available parallelism). Each thread takes at least 32 members, so small groups
+    /// stay on the caller's thread; the result does not depend on the number.
+    pub threads: Option<usize>,
 }
 
 static DEFAULT_CONFIG: std::sync::LazyLock<LeaderConfig> = std::sync::LazyLock::new(LeaderConfig::default);
@@ -102,6 +106,7 @@ impl<'a> LeaderInput<'a> {
             now_ms: 0,
             config: &DEFAULT_CONFIG,
             previous_rebalance: None,
+            threads: None,
         }
     }
 
@@ -120,6 +125,22 @@ impl<'a> LeaderInput<'a> {
     /// Sets the leader's clock (epoch ms).
     pub fn with_now_ms(mut self, now_ms: i64) -> Self {
         self.now_ms = now_ms;
+        self
+    }
+
+    /// Sets the most threads the members' assignments are encoded on (1: the caller's thread
+    /// alone; 0 counts as 1).
+    ///
+    /// ```
+    /// # use kstreams_assignor::leader::{ChangelogEndOffsets, ClusterMetadata, LeaderInput, Topology};
+    /// # use kstreams_assignor::wire::ProcessId;
+    /// # let topology = Topology::from_describe(&std::fs::read_to_string("fixtures/leader/word-count.describe.txt").unwrap(), "wc").unwrap();
+    /// # let metadata = ClusterMetadata::new().with_topic("text-lines", 2);
+    /// let input = LeaderInput::new(&[], &topology, &metadata, &ChangelogEndOffsets::Unavailable, ProcessId::NIL).with_threads(1);
+    /// assert_eq!(input.threads, Some(1));
+    /// ```
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads.max(1));
         self
     }
 
