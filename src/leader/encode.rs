@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::aggregate::Members;
 use super::engine_input::EngineInput;
@@ -58,22 +59,36 @@ pub(crate) fn encode_members(
     let java_parts = java_partitions_for_task(input.topology, tasks);
     let host_maps = Arc::new(host_maps(members, assignment, &java_parts));
     let group = Group { input, tasks, members, engine, assignment, java_parts: &java_parts, host_maps: &host_maps };
-    let runs = client_runs(&assignment.clients, members, input.threads);
-    let encoded: Vec<Result<Encoded, LeaderError>> = match runs.as_slice() {
-        [] => Vec::new(),
-        [only] => vec![group.encode_clients(only)],
-        [first, rest @ ..] => std::thread::scope(|scope| {
-            let group = &group;
-            let handles: Vec<_> = rest.iter().map(|run| scope.spawn(move || group.encode_clients(run))).collect();
-            let mut encoded = vec![group.encode_clients(first)];
+    let consumers = |ca: &ClientAssignment| members.clients[&ca.process_id].consumers.len();
+    let threads = thread_count(assignment.clients.iter().map(consumers).sum(), input.threads);
+    // A few runs per thread, taken in turn: a thread that is slowed (by the page faults of its
+    // fresh buffers, say) takes fewer of them.
+    let runs = client_runs(&assignment.clients, consumers, if threads > 1 { threads * RUNS_PER_THREAD } else { 1 });
+    let next = AtomicUsize::new(0);
+    let take_runs = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(run) = runs.get(i) else { return done };
+            done.push((i, group.encode_clients(run)));
+        }
+    };
+    let mut encoded = if threads == 1 {
+        take_runs()
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (1..threads).map(|_| scope.spawn(take_runs)).collect();
+            let mut encoded = take_runs();
             for handle in handles {
-                encoded.push(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+                encoded.extend(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
             }
             encoded
-        }),
+        })
     };
+    // Back in client order.
+    encoded.sort_unstable_by_key(|&(i, _)| i);
     let mut out = BTreeMap::new();
-    for run in encoded {
+    for (_, run) in encoded {
         let run = run?;
         out.extend(run.bytes);
         report.infos.extend(run.infos);
@@ -100,24 +115,30 @@ pub(crate) fn encode_members(
 /// more than it saves.
 const MIN_MEMBERS_PER_THREAD: usize = 32;
 
-/// `clients` cut into at most `threads` runs (`None`: the machine's parallelism) of about equal
-/// numbers of members, in order, each of at least [`MIN_MEMBERS_PER_THREAD`] members.
-fn client_runs<'c>(clients: &'c [ClientAssignment], members: &Members, threads: Option<usize>) -> Vec<&'c [ClientAssignment]> {
-    let consumers = |ca: &ClientAssignment| members.clients[&ca.process_id].consumers.len();
-    let total: usize = clients.iter().map(consumers).sum();
-    let most = total / MIN_MEMBERS_PER_THREAD;
-    let threads = if most < 2 {
-        1
-    } else {
-        let available = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-        available.clamp(1, most)
-    };
-    let mut runs = Vec::with_capacity(threads);
+/// The runs of clients per thread of [`encode_members`].
+const RUNS_PER_THREAD: usize = 4;
+
+/// The threads [`encode_members`] uses for `members` members when at most `threads` are asked
+/// for (`None`: the machine's parallelism): each takes at least [`MIN_MEMBERS_PER_THREAD`].
+fn thread_count(members: usize, threads: Option<usize>) -> usize {
+    let most = members / MIN_MEMBERS_PER_THREAD;
+    if most < 2 {
+        return 1;
+    }
+    let asked = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    asked.clamp(1, most)
+}
+
+/// `clients` cut into at most `n` runs, in order, of about equal numbers of members
+/// (`consumers` of each client); always at least one run.
+fn client_runs<'c>(clients: &'c [ClientAssignment], consumers: impl Fn(&ClientAssignment) -> usize, n: usize) -> Vec<&'c [ClientAssignment]> {
+    let total: usize = clients.iter().map(&consumers).sum();
+    let mut runs = Vec::with_capacity(n);
     let (mut start, mut seen) = (0, 0);
     for (i, ca) in clients.iter().enumerate() {
         seen += consumers(ca);
         // The run ends once it holds its share of the members.
-        if seen * threads >= total * (runs.len() + 1) && runs.len() + 1 < threads {
+        if seen * n >= total * (runs.len() + 1) && runs.len() + 1 < n {
             runs.push(&clients[start..=i]);
             start = i + 1;
         }
@@ -240,7 +261,7 @@ mod tests {
 
     #[test]
     fn client_runs_are_in_order_and_share_the_members() {
-        // 40 processes of 4 threads: 160 members, at most 5 runs.
+        // 40 processes of 4 threads: 160 members.
         let g = large_group(40, 4, 200, 1);
         let input = LeaderInput::new(&g.members, &g.topology, &g.metadata, &g.end_offsets, g.leader).with_config(&g.config);
         let members = aggregate_members(&input).unwrap();
@@ -255,15 +276,25 @@ mod tests {
                 spare_tasks: Vec::new(),
             })
             .collect();
-        for (threads, expected) in [(Some(1), vec![40]), (Some(2), vec![20, 20]), (Some(3), vec![14, 13, 13]), (Some(9), vec![8; 5])] {
-            let runs = client_runs(&clients, &members, threads);
-            assert_eq!(runs.iter().map(|r| r.len()).collect::<Vec<_>>(), expected, "{threads:?}");
+        let consumers = |ca: &ClientAssignment| members.clients[&ca.process_id].consumers.len();
+        for (n, expected) in [(1, vec![40]), (2, vec![20, 20]), (3, vec![14, 13, 13]), (5, vec![8; 5])] {
+            let runs = client_runs(&clients, consumers, n);
+            assert_eq!(runs.iter().map(|r| r.len()).collect::<Vec<_>>(), expected, "{n}");
             let joined: Vec<ProcessId> = runs.iter().flat_map(|r| r.iter().map(|ca| ca.process_id)).collect();
             assert_eq!(joined, members.clients.keys().copied().collect::<Vec<_>>());
         }
-        // Too few members for two threads.
-        assert_eq!(client_runs(&clients[..15], &members, Some(8)).len(), 1);
-        assert_eq!(client_runs(&clients[..16], &members, Some(8)).len(), 2);
-        assert_eq!(client_runs(&[], &members, Some(8)).len(), 1);
+        assert_eq!(client_runs(&clients[..3], consumers, 8).len(), 3);
+        assert_eq!(client_runs(&[], consumers, 8).len(), 1);
+    }
+
+    #[test]
+    fn each_thread_takes_at_least_32_members() {
+        assert_eq!(thread_count(160, Some(1)), 1);
+        assert_eq!(thread_count(160, Some(3)), 3);
+        assert_eq!(thread_count(160, Some(9)), 5);
+        assert_eq!(thread_count(63, Some(8)), 1);
+        assert_eq!(thread_count(64, Some(8)), 2);
+        assert_eq!(thread_count(0, Some(8)), 1);
+        assert!(thread_count(10_000, None) >= 1);
     }
 }
