@@ -131,7 +131,7 @@ fn thread_count(members: usize, threads: Option<usize>) -> usize {
 
 /// `clients` cut into at most `n` runs, in order, of about equal numbers of members
 /// (`consumers` of each client); always at least one run.
-fn client_runs<'c>(clients: &'c [ClientAssignment], consumers: impl Fn(&ClientAssignment) -> usize, n: usize) -> Vec<&'c [ClientAssignment]> {
+fn client_runs(clients: &[ClientAssignment], consumers: impl Fn(&ClientAssignment) -> usize, n: usize) -> Vec<&[ClientAssignment]> {
     let total: usize = clients.iter().map(&consumers).sum();
     let mut runs = Vec::with_capacity(n);
     let (mut start, mut seen) = (0, 0);
