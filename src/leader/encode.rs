@@ -45,9 +45,9 @@ pub(crate) fn host_maps(
 /// Splits each client's tasks over its consumers and encodes every member's assignment, the
 /// excluded members' empty ones included; fills `report`'s member assignments and infos.
 ///
-/// Large groups are encoded on several threads (see [`LeaderInput::threads`]): each takes a run
-/// of clients in order, and the runs are joined in order, so the bytes, the report and the first
-/// error are those of one thread.
+/// Large groups are encoded on several threads (see [`LeaderInput::threads`]): the clients are
+/// cut into runs that the threads take in turn, and the runs are joined in client order, so the
+/// bytes, the report and the first error are those of one thread.
 pub(crate) fn encode_members(
     input: &LeaderInput<'_>,
     tasks: &Tasks,
