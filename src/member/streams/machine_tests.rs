@@ -280,19 +280,25 @@ fn every_other_error_code_ends_the_member_with_its_name_and_message() {
     }
 }
 
+/// Joined at epoch 1 with active 0_3, acknowledged, with `instance` as its group.instance.id.
+fn stable_with_0_3(instance: Option<&str>) -> (StreamsMachine, Recorder) {
+    let mut c = config();
+    c.group_instance_id = instance.map(String::from);
+    let (mut m, rec) = machine_with(c);
+    m.poll_request(T0);
+    m.handle_response(Response::CoordinatorFound("b:9092".into()), T0);
+    heartbeat(m.poll_request(T0));
+    answer(&mut m, assigned(1, &[(0, &[3])], &[], &[]), T0);
+    heartbeat(m.poll_request(T0));
+    answer(&mut m, ok(1), T0);
+    rec.take();
+    (m, rec)
+}
+
 #[test]
 fn close_revokes_then_leaves_with_epoch_minus_one_or_minus_two_when_static() {
     for (instance, epoch) in [(None, -1), (Some("rust-1"), -2)] {
-        let mut c = config();
-        c.group_instance_id = instance.map(String::from);
-        let (mut m, rec) = machine_with(c);
-        m.poll_request(T0);
-        m.handle_response(Response::CoordinatorFound("b:9092".into()), T0);
-        heartbeat(m.poll_request(T0));
-        answer(&mut m, assigned(1, &[(0, &[3])], &[], &[]), T0);
-        heartbeat(m.poll_request(T0));
-        answer(&mut m, ok(1), T0);
-        rec.take();
+        let (mut m, rec) = stable_with_0_3(instance);
         m.close();
         assert_eq!(rec.take(), ["revoked 0_3"]);
         let leave = heartbeat(m.poll_request(T0 + 1));
@@ -346,16 +352,7 @@ fn a_static_member_that_dropped_its_tasks_waits_for_a_restarted_coordinator_to_r
     // member drops its tasks and joins again; the reloaded coordinator still holds its
     // group.instance.id and refuses the join until that membership expires.
     let start = |instance: Option<&str>| {
-        let mut c = config();
-        c.group_instance_id = instance.map(String::from);
-        let (mut m, rec) = machine_with(c);
-        m.poll_request(T0);
-        m.handle_response(Response::CoordinatorFound("b:9092".into()), T0);
-        heartbeat(m.poll_request(T0));
-        answer(&mut m, assigned(1, &[(0, &[3])], &[], &[]), T0);
-        heartbeat(m.poll_request(T0));
-        answer(&mut m, ok(1), T0);
-        rec.take();
+        let (mut m, rec) = stable_with_0_3(instance);
         heartbeat(m.poll_request(T0 + 5_000));
         m.handle_error("timed out".into(), true, T0 + 35_000);
         let mut now = T0 + 45_001;
