@@ -284,10 +284,7 @@ impl AssignmentInfo {
         if !layout.standby_host_map && self.has_standby_hosts() {
             return missing("standbyPartitionsByHost", 6);
         }
-        if !shared.holds(&self.host_maps, version) {
-            shared.bytes = self.host_section(layout)?;
-            shared.key = Some((Arc::clone(&self.host_maps), version));
-        }
+        shared.hold(self, layout)?;
 
         let mut w = Writer::onto(MSG, buf, self.encoded_len_hint(layout, shared.bytes.len()));
         w.i32(version);
@@ -461,15 +458,38 @@ impl AssignmentInfo {
 
 /// The host maps of the last message encoded through it, as bytes, for the next message that
 /// shares them ([`AssignmentInfo::encode_shared`]).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct SharedHostMaps {
     key: Option<(Arc<HostMaps>, i32)>,
     bytes: Vec<u8>,
 }
 
 impl SharedHostMaps {
-    fn holds(&self, maps: &Arc<HostMaps>, version: i32) -> bool {
-        self.key.as_ref().is_some_and(|(held, v)| Arc::ptr_eq(held, maps) && *v == version)
+    /// Holding the host maps of `info` at its version, written: the messages that share them
+    /// then copy these bytes.
+    pub(crate) fn of(info: &AssignmentInfo) -> Result<Self, EncodeError> {
+        let version = info.version;
+        if !(1..=LATEST_SUPPORTED_VERSION).contains(&version) {
+            return Err(EncodeError::UnsupportedVersion { message: MSG, version, min: 1, max: LATEST_SUPPORTED_VERSION });
+        }
+        let mut shared = Self::default();
+        shared.hold(info, Layout::of(version))?;
+        Ok(shared)
+    }
+
+    /// The length of the host maps held, as written.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Makes these the written host maps of `info`, at `layout`.
+    fn hold(&mut self, info: &AssignmentInfo, layout: Layout) -> Result<(), EncodeError> {
+        let held = self.key.as_ref().is_some_and(|(maps, v)| Arc::ptr_eq(maps, &info.host_maps) && *v == info.version);
+        if !held {
+            self.bytes = info.host_section(layout)?;
+            self.key = Some((Arc::clone(&info.host_maps), info.version));
+        }
+        Ok(())
     }
 }
 

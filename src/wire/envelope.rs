@@ -301,9 +301,22 @@ impl AssignmentEnvelope {
     /// assert_eq!(bytes, separately);
     /// ```
     pub fn encode_with_info(partitions: &[TopicPartition], info: &AssignmentInfo, shared: &mut SharedHostMaps) -> Result<Vec<u8>, EncodeError> {
+        Self::encode_with_info_onto(partitions, info, shared, Vec::new())
+    }
+
+    /// [`encode_with_info`](Self::encode_with_info) into `buf` (emptied first), which keeps
+    /// its allocation when it has room for the message: a leader that encodes on several
+    /// threads allocates the buffers on its own.
+    pub(crate) fn encode_with_info_onto(
+        partitions: &[TopicPartition],
+        info: &AssignmentInfo,
+        shared: &mut SharedHostMaps,
+        mut buf: Vec<u8>,
+    ) -> Result<Vec<u8>, EncodeError> {
         let msg = MessageKind::AssignmentEnvelope;
+        buf.clear();
         // The envelope's head; the info reserves the rest in one step (the head is small).
-        let mut w = Writer::new(msg, 64 + 8 * partitions.len());
+        let mut w = Writer::onto(msg, buf, 64 + 8 * partitions.len());
         w.i16(HIGHEST_ENVELOPE_VERSION);
         write_topic_partitions(&mut w, "assignedPartitions", &group_by_topic(partitions))?;
         let at = w.buf.len();
