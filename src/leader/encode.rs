@@ -74,11 +74,16 @@ pub(crate) fn encode_members(
     let threads = thread_count(assignment.clients.iter().map(consumers).sum(), input.threads);
     // A few runs per thread, taken in turn: a thread that is slowed takes fewer of them.
     let runs = client_runs(&assignment.clients, consumers, if threads > 1 { threads * RUNS_PER_THREAD } else { 1 });
+    let task_rooms = task_rooms(&tasks.partitions_for_task);
     let buffers: Vec<Mutex<Vec<Vec<u8>>>> = runs
         .iter()
         .map(|run| {
-            let room = |ca: &ClientAssignment| shared.len() + member_room(ca, &java_parts);
-            Mutex::new(run.iter().flat_map(|ca| (0..consumers(ca)).map(move |_| Vec::with_capacity(room(ca)))).collect())
+            let mut buffers = Vec::new();
+            for ca in run.iter() {
+                let room = shared.len() + member_room(ca, &task_rooms);
+                buffers.extend((0..consumers(ca)).map(|_| Vec::with_capacity(room)));
+            }
+            Mutex::new(buffers)
         })
         .collect();
     let next = AtomicUsize::new(0);
@@ -167,17 +172,34 @@ fn client_runs(clients: &[ClientAssignment], consumers: impl Fn(&ClientAssignmen
     runs
 }
 
+/// A sub-topology (of a named topology) and the most bytes one of its tasks takes in a member's
+/// assignment: its task id and its partitions (in the envelope for an active task, in the
+/// standby map for a standby), with a topic name each at most.
+type TaskRooms<'t> = BTreeMap<(i32, Option<&'t str>), usize>;
+
+/// The [`TaskRooms`] of these tasks.
+fn task_rooms(partitions_for_task: &BTreeMap<TaskId, Vec<TopicPartition>>) -> TaskRooms<'_> {
+    let mut rooms = TaskRooms::new();
+    for (t, parts) in partitions_for_task {
+        let room = task_id_room(t) + parts.iter().map(|p| 10 + p.topic.len()).sum::<usize>();
+        let most = rooms.entry((t.subtopology, t.topology.as_deref())).or_insert(0);
+        *most = room.max(*most);
+    }
+    rooms
+}
+
+/// The most bytes `task`'s id takes.
+fn task_id_room(task: &TaskId) -> usize {
+    12 + task.topology.as_ref().map_or(0, |name| 4 + 2 * name.len())
+}
+
 /// An upper bound of the bytes a member of client `ca` takes beside the host maps: the member
-/// gets some of the client's tasks, each as its task id and its partitions (in the envelope for
-/// an active task, in the standby map for a standby), with a topic name each at most.
-fn member_room(ca: &ClientAssignment, parts: &JavaTaskPartitions<'_>) -> usize {
+/// gets some of the client's tasks.
+fn member_room(ca: &ClientAssignment, rooms: &TaskRooms<'_>) -> usize {
     // Versions, counts, lengths, the error code and `nextRebalanceMs`.
     const FIXED: usize = 64;
-    let task = |t: &TaskId| {
-        let id = 12 + t.topology.as_ref().map_or(0, |name| 4 + 2 * name.len());
-        let partitions = parts.get(t).map_or(0, |ps| ps.iter().map(|p| 10 + p.topic.len()).sum::<usize>());
-        id + partitions
-    };
+    // A task the topology does not have has no partitions either.
+    let task = |t: &TaskId| rooms.get(&(t.subtopology, t.topology.as_deref())).copied().unwrap_or_else(|| task_id_room(t));
     FIXED + ca.active_tasks.iter().chain(&ca.standby_tasks).map(task).sum::<usize>()
 }
 
@@ -337,12 +359,12 @@ mod tests {
             let out = crate::leader::assign(&input).unwrap();
             let members = aggregate_members(&input).unwrap();
             let tasks = Tasks::build(&g.topology, &g.metadata).unwrap();
-            let parts = java_partitions_for_task(&g.topology, &tasks);
+            let rooms = task_rooms(&tasks.partitions_for_task);
             let host_bytes = SharedHostMaps::of(out.report.infos.values().next().unwrap()).unwrap().len();
             assert!(host_bytes > 0);
             let assignment = out.report.assignment.as_ref().unwrap();
             for ca in &assignment.clients {
-                let room = host_bytes + member_room(ca, &parts);
+                let room = host_bytes + member_room(ca, &rooms);
                 for consumer in &members.clients[&ca.process_id].consumers {
                     let len = out.members[consumer].len();
                     assert!(len <= room, "{consumer}: {len} bytes, room for {room}");
