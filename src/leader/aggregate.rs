@@ -99,6 +99,8 @@ pub(crate) fn aggregate_members(input: &LeaderInput<'_>) -> Result<Members, Lead
         visited_clients: Vec::new(),
         process_ids: BTreeMap::new(),
     };
+    // Every owned partition, gathered and then sorted once (faster than a set grown one by one).
+    let mut owned = Vec::new();
     // Kafka visits the members in its subscriptions map's order: where members of one process
     // disagree, that order decides whose endpoint and tags the client gets and whose offset
     // sums win.
@@ -109,19 +111,21 @@ pub(crate) fn aggregate_members(input: &LeaderInput<'_>) -> Result<Members, Lead
         let envelope = SubscriptionEnvelope::decode(&member.subscription).map_err(decode_err)?;
         let user_data = envelope.user_data.as_deref().ok_or_else(|| LeaderError::NoUserData(id.clone()))?;
         let info = SubscriptionInfo::decode(user_data).map_err(decode_err)?;
-        members.add(input, id, &envelope, &info)?;
+        members.add(input, id, &envelope, &info, &mut owned)?;
     }
+    members.all_owned = owned.into_iter().collect();
     Ok(members)
 }
 
 impl Members {
-    /// Adds one member's subscription.
+    /// Adds one member's subscription; its owned partitions also go to `all_owned`.
     fn add(
         &mut self,
         input: &LeaderInput<'_>,
         id: &String,
         envelope: &SubscriptionEnvelope,
         info: &SubscriptionInfo,
+        all_owned: &mut Vec<TopicPartition>,
     ) -> Result<(), LeaderError> {
         if info.error_code == AssignorError::SHUTDOWN_REQUESTED {
             self.shutdown = true;
@@ -168,7 +172,7 @@ impl Members {
         }
         client.consumers.push(id.clone());
         for p in envelope.owned_partitions_list() {
-            self.all_owned.insert(p.clone());
+            all_owned.push(p.clone());
             client.owned.insert(p, id.clone());
         }
         // Sorted by task: the set below is built without a sort, and the first consumer's sums
