@@ -26,6 +26,7 @@ pub(crate) fn host_maps(
     members: &Members,
     assignment: &Assignment,
     java_parts: &JavaTaskPartitions<'_>,
+    threads: usize,
 ) -> HostMaps {
     let (mut active_hosts, mut standby_hosts) = (Vec::new(), Vec::new());
     if members.min_used >= 2 {
@@ -37,7 +38,7 @@ pub(crate) fn host_maps(
                 by_process.get(&pid).map_or((&[][..], &[][..]), |ca| (ca.active_tasks.as_slice(), ca.standby_tasks.as_slice()));
             Some((host, active, standby))
         });
-        (active_hosts, standby_hosts) = java_host_maps(hosted, java_parts);
+        (active_hosts, standby_hosts) = java_host_maps(hosted, java_parts, threads);
     }
     java_host_maps_form(members.min_used, &active_hosts, &standby_hosts)
 }
@@ -63,15 +64,15 @@ pub(crate) fn encode_members(
     report: &mut AssignmentReport,
 ) -> Result<BTreeMap<String, Vec<u8>>, LeaderError> {
     let java_parts = java_partitions_for_task(input.topology, tasks);
-    let host_maps = Arc::new(host_maps(members, assignment, &java_parts));
+    let consumers = |ca: &ClientAssignment| members.clients[&ca.process_id].consumers.len();
+    let threads = thread_count(assignment.clients.iter().map(consumers).sum(), input.threads);
+    let host_maps = Arc::new(host_maps(members, assignment, &java_parts, threads));
     let mut template = AssignmentInfo::new(members.min_used);
     template.host_maps = host_maps.clone();
     // Maps that cannot be written fail each member's encoding, in order, as on one thread.
     let shared = SharedHostMaps::of(&template).unwrap_or_default();
     let group =
         Group { input, tasks, members, engine, assignment, java_parts: &java_parts, host_maps: &host_maps, shared: &shared };
-    let consumers = |ca: &ClientAssignment| members.clients[&ca.process_id].consumers.len();
-    let threads = thread_count(assignment.clients.iter().map(consumers).sum(), input.threads);
     // A few runs per thread, taken in turn: a thread that is slowed takes fewer of them.
     let runs = client_runs(&assignment.clients, consumers, if threads > 1 { threads * RUNS_PER_THREAD } else { 1 });
     let task_rooms = task_rooms(&tasks.partitions_for_task);

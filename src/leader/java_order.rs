@@ -104,9 +104,13 @@ pub(crate) fn java_partitions_for_task<'a>(topology: &Topology, tasks: &'a Tasks
 /// an endpoint putting a `new HashSet<TopicPartition>()` filled from its active (standby) tasks,
 /// ascending (a `TreeSet`), into a `new HashMap<HostInfo, _>()`. A second client with the same
 /// endpoint replaces the first one's sets and keeps its position.
+///
+/// The clients' sets are built on up to `threads` threads, each taking a share of the clients
+/// in order; the maps are then filled in order.
 pub(crate) fn java_host_maps<'a>(
     clients: impl IntoIterator<Item = (&'a HostInfo, &'a [TaskId], &'a [TaskId])>,
     partitions_for_task: &JavaTaskPartitions<'_>,
+    threads: usize,
 ) -> (OrderedHostMap, OrderedHostMap) {
     // The sets and maps hold references; the partitions are copied once, into the result.
     // Distinct tasks have distinct partitions, so each set's order is that of its partitions
@@ -117,11 +121,29 @@ pub(crate) fn java_host_maps<'a>(
         sorted.dedup();
         hash_set_order(sorted.into_iter().flat_map(|t| partitions_for_task.get(t).unwrap_or_default()), |tp| tp.java_hash_code())
     };
+    let clients: Vec<_> = clients.into_iter().collect();
+    let sets_of = |share: &[(&HostInfo, &[TaskId], &[TaskId])]| -> Vec<_> {
+        share.iter().map(|&(_, active, standby)| (set_of(active), set_of(standby))).collect()
+    };
+    let share = clients.len().div_ceil(threads.max(1)).max(1);
+    let sets = if share >= clients.len() {
+        sets_of(&clients)
+    } else {
+        std::thread::scope(|scope| {
+            let sets_of = &sets_of;
+            let handles: Vec<_> = clients.chunks(share).skip(1).map(|rest| scope.spawn(move || sets_of(rest))).collect();
+            let mut sets = sets_of(&clients[..share]);
+            for handle in handles {
+                sets.extend(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            }
+            sets
+        })
+    };
     let mut active = JavaHashMap::new();
     let mut standby = JavaHashMap::new();
-    for (host, active_tasks, standby_tasks) in clients {
-        active.insert(host, set_of(active_tasks));
-        standby.insert(host, set_of(standby_tasks));
+    for (&(host, _, _), (active_set, standby_set)) in clients.iter().zip(sets) {
+        active.insert(host, active_set);
+        standby.insert(host, standby_set);
     }
     let ordered = |map: JavaHashMap<&HostInfo, Vec<&TopicPartition>>| {
         map.iter().map(|(&h, set)| (h.clone(), set.iter().map(|&tp| tp.clone()).collect())).collect()
@@ -316,7 +338,7 @@ mod tests {
             .collect();
         let host = HostInfo::new("h", 1);
         let tasks: Vec<TaskId> = partitions.keys().cloned().collect();
-        let (active, standby) = java_host_maps([(&host, &tasks[..], &[][..])], &JavaTaskPartitions::in_given_order(&partitions));
+        let (active, standby) = java_host_maps([(&host, &tasks[..], &[][..])], &JavaTaskPartitions::in_given_order(&partitions), 1);
         let want = "text-lines-12,wc-words-repartition-2,text-lines-10,wc-words-repartition-0,text-lines-16,text-lines-14,\
                     text-lines-4,text-lines-2,text-lines-8,text-lines-6,wc-words-repartition-18,wc-words-repartition-16,\
                     wc-words-repartition-14,wc-words-repartition-12,wc-words-repartition-10,text-lines-18,\
@@ -380,6 +402,7 @@ mod tests {
         let (active, _) = java_host_maps(
             hosts.iter().zip(&tasks).map(|(h, t)| (h, &t[..], &[][..])),
             &JavaTaskPartitions::in_given_order(&partitions),
+            1,
         );
         let got: Vec<String> = active
             .iter()
