@@ -262,10 +262,7 @@ impl AssignmentInfo {
     /// writes it where its user data goes, without a copy).
     pub(crate) fn encode_shared_onto(&self, shared: &mut SharedHostMaps, buf: Vec<u8>) -> Result<Vec<u8>, EncodeError> {
         let version = self.version;
-        if !(1..=LATEST_SUPPORTED_VERSION).contains(&version) {
-            return Err(EncodeError::UnsupportedVersion { message: MSG, version, min: 1, max: LATEST_SUPPORTED_VERSION });
-        }
-        let layout = Layout::of(version);
+        let layout = encoding_layout(version)?;
         let missing = |field, since| Err(EncodeError::FieldNotInVersion { message: MSG, field, version, since });
         if !layout.commonly_supported_version && self.commonly_supported_version != UNKNOWN_VERSION {
             return missing("commonlySupportedVersion", 3);
@@ -456,6 +453,15 @@ impl AssignmentInfo {
     }
 }
 
+/// The layout an `AssignmentInfo` of `version` is written in; versions this crate cannot write
+/// fail.
+fn encoding_layout(version: i32) -> Result<Layout, EncodeError> {
+    if !(1..=LATEST_SUPPORTED_VERSION).contains(&version) {
+        return Err(EncodeError::UnsupportedVersion { message: MSG, version, min: 1, max: LATEST_SUPPORTED_VERSION });
+    }
+    Ok(Layout::of(version))
+}
+
 /// The host maps of the last message encoded through it, as bytes, for the next message that
 /// shares them ([`AssignmentInfo::encode_shared`]).
 #[derive(Debug, Default, Clone)]
@@ -468,12 +474,8 @@ impl SharedHostMaps {
     /// Holding the host maps of `info` at its version, written: the messages that share them
     /// then copy these bytes.
     pub(crate) fn of(info: &AssignmentInfo) -> Result<Self, EncodeError> {
-        let version = info.version;
-        if !(1..=LATEST_SUPPORTED_VERSION).contains(&version) {
-            return Err(EncodeError::UnsupportedVersion { message: MSG, version, min: 1, max: LATEST_SUPPORTED_VERSION });
-        }
         let mut shared = Self::default();
-        shared.hold(info, Layout::of(version))?;
+        shared.hold(info, encoding_layout(info.version)?)?;
         Ok(shared)
     }
 
