@@ -3,11 +3,11 @@
 //! [`assign`](super::assign())); and Kafka's error assignment.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::aggregate::Members;
 use super::engine_input::EngineInput;
+use super::in_turn::in_turn;
 use super::input::LeaderInput;
 use super::java_order::{
     JavaTaskPartitions, java_client_order, java_host_maps, java_host_maps_form, java_partitions_for_task, java_standby_tasks,
@@ -54,7 +54,7 @@ pub(crate) fn host_maps(
 /// thread, with room for the member (see [`member_room`]). A buffer allocated on a spawned
 /// thread comes from that thread's allocator arena, which gives the memory back to the system
 /// when the bytes are dropped, so the next assignment would fault it all in again (about
-/// 10,000 page faults, the encoding's whole gain from a second core, at 1,000 members).
+/// 12,000 page faults, the encoding's whole gain from a second core, at 1,000 members).
 pub(crate) fn encode_members(
     input: &LeaderInput<'_>,
     tasks: &Tasks,
@@ -87,32 +87,12 @@ pub(crate) fn encode_members(
             Mutex::new(buffers)
         })
         .collect();
-    let next = AtomicUsize::new(0);
-    let take_runs = || {
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(run) = runs.get(i) else { return done };
-            let buffers = std::mem::take(&mut *buffers[i].lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
-            done.push((i, group.encode_clients(run, buffers)));
-        }
-    };
-    let mut encoded = if threads == 1 {
-        take_runs()
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (1..threads).map(|_| scope.spawn(take_runs)).collect();
-            let mut encoded = take_runs();
-            for handle in handles {
-                encoded.extend(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-            }
-            encoded
-        })
-    };
-    // Back in client order.
-    encoded.sort_unstable_by_key(|&(i, _)| i);
+    let encoded = in_turn(threads, runs.len(), |i| {
+        let buffers = std::mem::take(&mut *buffers[i].lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+        group.encode_clients(runs[i], buffers)
+    });
     let mut out = BTreeMap::new();
-    for (_, run) in encoded {
+    for run in encoded {
         let run = run?;
         out.extend(run.bytes);
         report.infos.extend(run.infos);

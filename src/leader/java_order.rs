@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rustc_hash::FxHashSet;
 
+use super::in_turn::in_turn;
 use super::tasks::Tasks;
 use super::topology::Topology;
 use crate::jdk::cmp::{JavaComparable, cmp_task_ids};
@@ -125,20 +126,8 @@ pub(crate) fn java_host_maps<'a>(
     let sets_of = |share: &[(&HostInfo, &[TaskId], &[TaskId])]| -> Vec<_> {
         share.iter().map(|&(_, active, standby)| (set_of(active), set_of(standby))).collect()
     };
-    let share = clients.len().div_ceil(threads.max(1)).max(1);
-    let sets = if share >= clients.len() {
-        sets_of(&clients)
-    } else {
-        std::thread::scope(|scope| {
-            let sets_of = &sets_of;
-            let handles: Vec<_> = clients.chunks(share).skip(1).map(|rest| scope.spawn(move || sets_of(rest))).collect();
-            let mut sets = sets_of(&clients[..share]);
-            for handle in handles {
-                sets.extend(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-            }
-            sets
-        })
-    };
+    let shares: Vec<_> = clients.chunks(clients.len().div_ceil(threads.max(1)).max(1)).collect();
+    let sets = in_turn(threads, shares.len(), |i| sets_of(shares[i])).into_iter().flatten();
     let mut active = JavaHashMap::new();
     let mut standby = JavaHashMap::new();
     for (&(host, _, _), (active_set, standby_set)) in clients.iter().zip(sets) {

@@ -37,6 +37,7 @@ pub mod config_keys;
 mod encode;
 mod engine_input;
 pub mod input;
+mod in_turn;
 mod java_order;
 pub mod output;
 pub mod replica_kinds;
