@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::views::describe::{DescribedGroup, DescribedMember};
 use crate::engine::TaskLag;
-use crate::wire::TaskId;
+use crate::wire::{AssignmentInfo, TaskId};
 use crate::wire::inspect::{self, Kind};
 
 /// The width the text fits.
@@ -239,7 +239,9 @@ impl DescribedGroup {
         let _ = writeln!(s, "{:<36}  {:<8}  {:<22}  {:>12}  {:>13}", "MEMBER", "PROCESS", "CLIENT HOST", "ACTIVE TASKS", "STANDBY TASKS");
         for m in &self.members {
             let (active, standby) = match &m.assignment {
-                Some(Ok((_, a))) => (a.active_tasks.len().to_string(), a.standby_task_ids().len().to_string()),
+                // `active_tasks` has an entry per assigned partition: a task reading two
+                // partitions (a join) is listed twice.
+                Some(Ok((_, a))) => (active_task_set(a).len().to_string(), a.standby_task_ids().len().to_string()),
                 Some(Err(_)) => ("?".into(), "?".into()),
                 None => ("-".into(), "-".into()),
             };
@@ -303,7 +305,7 @@ impl DescribedGroup {
                 let _ = writeln!(s, "  assignment: does not decode: {e}");
             }
             Some(Ok((_, info))) => {
-                let active: BTreeSet<&TaskId> = info.active_tasks.iter().collect();
+                let active = active_task_set(info);
                 wrapped(s, &format!("active tasks ({})", active.len()), &task_list(active), " ");
                 let standby = info.standby_task_ids();
                 wrapped(s, &format!("standby, incl. warm-up ({})", standby.len()), &task_list(standby.iter()), " ");
@@ -321,5 +323,61 @@ impl DescribedGroup {
                 }
             }
         }
+    }
+}
+
+/// A member's active tasks, each once (the `AssignmentInfo` lists a task once per partition).
+fn active_task_set(info: &AssignmentInfo) -> BTreeSet<&TaskId> {
+    info.active_tasks.iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::views::describe::DescribedMember;
+    use crate::wire::{AssignmentEnvelope, ProcessId, SubscriptionEnvelope, SubscriptionInfo, TopicPartition};
+
+    /// A member of a stream-table join: each of its three tasks reads two partitions.
+    fn joined_member() -> DescribedMember {
+        let tasks: Vec<TaskId> = (0..3).map(|p| TaskId::new(0, p)).collect();
+        let partitions: Vec<TopicPartition> =
+            ["customers", "orders"].iter().flat_map(|t| (0..3).map(move |p| TopicPartition::new(*t, p))).collect();
+        // One entry per partition, in the order of the sorted partitions.
+        let info = AssignmentInfo::new(11).with_active_tasks(partitions.iter().map(|p| TaskId::new(0, p.partition)).collect());
+        let envelope = AssignmentEnvelope::new(&partitions, Some(info.encode().unwrap()));
+        let sub = SubscriptionInfo::new(11, ProcessId::NIL);
+        let sub_env = SubscriptionEnvelope::new(vec!["customers".into(), "orders".into()], Some(sub.encode().unwrap()));
+        assert_eq!(info.active_tasks.len(), 6);
+        assert_eq!(active_task_set(&info).len(), tasks.len());
+        DescribedMember {
+            member_id: "m-1".into(),
+            group_instance_id: None,
+            client_id: "c".into(),
+            client_host: "/127.0.0.1".into(),
+            member_metadata: sub_env.encode().unwrap(),
+            member_assignment: envelope.encode().unwrap(),
+            subscription: Ok((sub_env, sub)),
+            assignment: Some(Ok((envelope, info))),
+            reported_lag_at_join: None,
+        }
+    }
+
+    #[test]
+    fn the_table_counts_tasks_not_the_partitions_they_read() {
+        let group = DescribedGroup {
+            group_id: "g".into(),
+            group_state: "Stable".into(),
+            protocol_type: "consumer".into(),
+            protocol_data: "stream".into(),
+            members: vec![joined_member()],
+            lag_note: None,
+            tasks: None,
+            record_limit_bytes: None,
+        };
+        let text = group.table(0);
+        let row = text.lines().find(|l| l.starts_with("m-1 ")).unwrap();
+        let counts: Vec<&str> = row.split_whitespace().rev().take(2).collect();
+        assert_eq!(counts, ["0", "3"], "{text}");
+        assert!(text.contains("active tasks (3)"), "{text}");
     }
 }
