@@ -25,6 +25,11 @@ final class Args {
         }
     }
 
+    /** Sets {@code --name value}, as if it had been given. */
+    void put(final String name, final String value) {
+        values.put(name, value);
+    }
+
     String get(final String name) {
         final String v = values.get(name);
         if (v == null) {

@@ -53,6 +53,14 @@ final class CountApp {
     }
 
     static void run(final Args args) throws Exception {
+        run(args, topology(Workload.input(args), Workload.output(args)), new Properties());
+    }
+
+    /**
+     * Runs {@code topology} as described above; {@code defaults} are set before the {@code --config}
+     * values (the applications of {@link Apps} set String serdes as defaults).
+     */
+    static void run(final Args args, final Topology topology, final Properties defaults) throws Exception {
         final String instance = args.get("instance");
         final Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, args.get("app-id"));
@@ -67,12 +75,12 @@ final class CountApp {
         props.put(StreamsConfig.consumerPrefix("session.timeout.ms"), 10_000);
         props.put(StreamsConfig.consumerPrefix("heartbeat.interval.ms"), 1_000);
         props.put(StreamsConfig.producerPrefix("transaction.timeout.ms"), 10_000);
+        props.putAll(defaults);
         for (final String kv : args.configs) {
             final int eq = kv.indexOf('=');
             props.put(kv.substring(0, eq), kv.substring(eq + 1));
         }
 
-        final Topology topology = topology(Workload.input(args), Workload.output(args));
         final String describeOut = args.get("describe-out", "");
         if (!describeOut.isEmpty()) {
             Files.writeString(Path.of(describeOut), topology.describe().toString(), StandardCharsets.UTF_8);
