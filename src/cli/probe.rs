@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use kstreams_assignor::member::streams::{ProbeEvent, StreamsEvent, StreamsProber, Verdict};
 
+use super::io::read_topology;
 use super::lead::{Stops, member_config_of, print_line};
 
 #[derive(clap::Args)]
@@ -35,8 +36,11 @@ pub(crate) struct ProbeArgs {
     /// Leave the group and exit when standard input reaches its end.
     #[arg(long)]
     exit_on_stdin_close: bool,
-    /// Unused: the prober takes no topology (it declares the group's own).
-    #[arg(long, hide = true)]
+    /// The application's topology (the topology JSON or `Topology#describe()` text), needed
+    /// when a sub-topology reads two topics or more (a join): the prober declares the group's own
+    /// topology, and takes from the file the co-partition groups the coordinator does not
+    /// describe. A file that is not the group's topology is refused before joining.
+    #[arg(long)]
     topology: Option<PathBuf>,
 }
 
@@ -50,9 +54,7 @@ fn say(line: &str) {
 /// this look asked for an assignment). Exits 0 after leaving on a stop, 1 when it never joined,
 /// the group's assignor is not `optimized`, or the coordinator gave it a task.
 pub(crate) fn probe(args: ProbeArgs) -> Result<String, String> {
-    if args.topology.is_some() {
-        return Err("probe takes no --topology: it declares the group's own".into());
-    }
+    let topology = args.topology.as_ref().map(|path| read_topology(path, &args.group)).transpose()?;
     let (config, endpoint) = member_config_of(&args.bootstrap, &args.net, &args.group, &args.configs, false)?;
     if endpoint.is_some() {
         return Err("--config application.server: a prober serves no queries".into());
@@ -65,6 +67,7 @@ pub(crate) fn probe(args: ProbeArgs) -> Result<String, String> {
     let mut last_failure: Option<String> = None;
     let mut pending: Option<serde_json::Value> = None;
     let mut on_event = |event: ProbeEvent| match event {
+        ProbeEvent::Member(StreamsEvent::TopologyDeclared { origin }) => say(&format!("declaring {origin}")),
         ProbeEvent::Member(StreamsEvent::Joined { member_id, epoch }) => {
             joined = true;
             say(&format!("joined as {member_id} at epoch {epoch}"));
@@ -97,7 +100,11 @@ pub(crate) fn probe(args: ProbeArgs) -> Result<String, String> {
         ProbeEvent::LookFailed(why) => say(&format!("could not look at the group: {why}; trying again in {:.1} s", args.interval.as_secs_f64())),
         other => say(&format!("{other:?}")),
     };
-    let outcome = StreamsProber::new(config, args.interval).run(&mut stop, &mut on_event);
+    let mut prober = StreamsProber::new(config, args.interval);
+    if let Some(topology) = topology {
+        prober = prober.with_topology(topology);
+    }
+    let outcome = prober.run(&mut stop, &mut on_event);
     outcome.map_err(|e| e.to_string())?;
     stops.report();
     if !joined {

@@ -57,6 +57,7 @@ pub(crate) fn join(args: LeadArgs) -> Result<String, String> {
                 say(&format!("reconnected to {broker} after {:.1} s", since.elapsed().as_secs_f64()));
             }
         }
+        StreamsEvent::TopologyDeclared { origin } => say(&format!("declaring {origin}")),
         StreamsEvent::Joined { member_id: id, epoch } => {
             joined = true;
             say(&format!("joined as {id} at epoch {epoch}"));

@@ -25,9 +25,14 @@ use crate::wire::ProcessId;
 #[non_exhaustive]
 pub enum TopologySource {
     /// The group's own, read from its coordinator (`StreamsGroupDescribe`); the group must
-    /// have one (a member of it has joined).
+    /// have one (a member of it has joined). Refused before joining when a sub-topology reads
+    /// two topics or more: the coordinator compares its co-partition groups, which it does not
+    /// describe (use [`GroupOr`](Self::GroupOr) with the application's topology).
     Group,
-    /// The group's own when it has one, else this topology file's.
+    /// The group's own, completed from this topology file with what the coordinator does not
+    /// describe (co-partition groups, fixed repartition partition counts), once the file's
+    /// sub-topologies read and write the group's topics (else refused before joining); the
+    /// file's alone while the group has none.
     GroupOr(Box<Topology>),
     /// Exactly this declaration.
     Declared(HeartbeatTopology),
@@ -190,14 +195,9 @@ impl StreamsGroupMember {
         on_event(StreamsEvent::CoordinatorFound { broker: conn.broker().to_owned() });
         let described = topology::described(&mut conn, &self.config.group_id, self.config.request_timeout()).map_err(StreamsMemberError::Setup)?;
         self.coordinator = Some(conn);
-        match (described, file) {
-            (Some(t), _) => Ok(t),
-            (None, Some(file)) => Ok(topology::from_file(&file, &self.config)),
-            (None, None) => Err(StreamsMemberError::Setup(format!(
-                "group {} has no topology yet: start a member of the application first, or give the member its topology file",
-                self.config.group_id
-            ))),
-        }
+        let declared = topology::declare(described, file.as_deref(), &self.config).map_err(StreamsMemberError::Setup)?;
+        on_event(StreamsEvent::TopologyDeclared { origin: declared.origin });
+        Ok(declared.topology)
     }
 
     /// Sends one request; an error says whether it is worth retrying.

@@ -516,6 +516,14 @@ impl StreamsMachine {
                 );
                 self.retry(now, why);
             }
+            42 if message.contains("Topology updates") => {
+                let message = format!(
+                    "{message} (the topology this member declared differs from the group's in a field the coordinator does not \
+                     describe: a co-partition group, say of a join renamed with Named.as, or a repartition topic's fixed partition \
+                     count; set it in the topology JSON given with --topology)"
+                );
+                self.fatal(StreamsMemberError::Broker { code, message: Some(message), state: self.state });
+            }
             _ => self.fatal(StreamsMemberError::Broker { code, message: r.error_message.clone(), state: self.state }),
         }
     }

@@ -28,6 +28,7 @@ use crate::engine::streams::{
     OPTIMIZED_ASSIGNOR_NAME, PROBE_TAG, StreamsAssignmentConfigs, StreamsGroupSpec, StreamsMemberSpec, StreamsMemory,
     StreamsSubtopology, StreamsTopology, moves_waiting,
 };
+use crate::leader::Topology;
 use crate::member::config::MemberConfig;
 use crate::member::driver::connect_coordinator;
 use crate::member::streams::driver::{StreamsGroupMember, TopologySource};
@@ -138,12 +139,22 @@ pub enum ProbeError {
 pub struct StreamsProber {
     config: MemberConfig,
     interval: Duration,
+    topology: Option<Box<Topology>>,
 }
 
 impl StreamsProber {
     /// A prober of `config.group_id` that looks every `interval`.
     pub fn new(config: MemberConfig, interval: Duration) -> Self {
-        Self { config, interval }
+        Self { config, interval, topology: None }
+    }
+
+    /// The application's topology, for a group with joins: the prober declares the group's own
+    /// topology completed with the file's co-partition groups, which the coordinator does not
+    /// describe (see [`TopologySource::GroupOr`]). The group must still have a topology: a
+    /// prober is never its first member.
+    pub fn with_topology(mut self, topology: Topology) -> Self {
+        self.topology = Some(Box::new(topology));
+        self
     }
 
     /// Joins the group as a prober and looks at it every interval until `stop` returns true;
@@ -153,7 +164,14 @@ impl StreamsProber {
         let group = self.config.group_id.clone();
         let mut looks = connect_coordinator(&self.config).map_err(|e| StreamsMemberError::Setup(e.to_string()))?;
         let timeout = self.config.request_timeout();
-        if let Some(g) = describe_group(&mut looks, &group, timeout).map_err(StreamsMemberError::Setup)? {
+        let described = describe_group(&mut looks, &group, timeout).map_err(StreamsMemberError::Setup)?;
+        if described.as_ref().is_none_or(|g| g.topology.is_none()) {
+            return Err(StreamsMemberError::Setup(format!(
+                "group {group} has no topology yet: start a member of the application first (a prober is never a group's first member)"
+            ))
+            .into());
+        }
+        if let Some(g) = described {
             let assignor = match g.assignor_name.clone() {
                 Some(name) => Some(name),
                 None => group_configs(&mut looks, &group, timeout).remove(ASSIGNOR_NAME),
@@ -162,10 +180,11 @@ impl StreamsProber {
                 return Err(ProbeError::NotOptimized { group, assignor });
             }
         }
+        let source = self.topology.clone().map_or(TopologySource::Group, TopologySource::GroupOr);
         let mut config = self.config.clone();
         let mut value: u64 = 0;
         config.client_tags.insert(PROBE_TAG.to_owned(), value.to_string());
-        let mut member = StreamsGroupMember::new(config.clone(), TopologySource::Group, ProcessId::random());
+        let mut member = StreamsGroupMember::new(config.clone(), source, ProcessId::random());
         let events = RefCell::new(on_event);
         let given: RefCell<Option<MemberTasks>> = RefCell::new(None);
         let mut looks = Some(looks);

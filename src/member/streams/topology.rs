@@ -144,3 +144,161 @@ pub(crate) fn from_file(topology: &Topology, config: &MemberConfig) -> Heartbeat
         .collect();
     HeartbeatTopology { epoch: 0, subtopologies }
 }
+
+/// The topology a member declares, and where each part of it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Declared {
+    /// The declaration.
+    pub(crate) topology: HeartbeatTopology,
+    /// Where its parts came from, in words: the group's description, the topology file, or both.
+    pub(crate) origin: String,
+}
+
+/// The topology to declare, from what the coordinator describes (`described`, `None` while the
+/// group has none) and the member's topology file, if any.
+///
+/// The coordinator compares a joining member's topology with the group's, field by field
+/// (sources, repartition topics with their partition counts and configs, changelogs with their
+/// configs, co-partition groups), and refuses any difference. `StreamsGroupDescribe` carries all
+/// of it but two: the co-partition groups (the inputs of a join) and the partition count of a
+/// repartition topic the application fixed (`Repartitioned.numberOfPartitions`; the describe
+/// answer has the counts the coordinator derived). So:
+///
+/// * no group topology: the file's, as Kafka Streams declares it ([`from_file`]);
+/// * the group's and a file: the group's, with the co-partition groups and fixed counts of the
+///   file, once the file's sub-topologies read and write the same topics as the group's;
+/// * the group's and no file: the group's, when no sub-topology reads two topics or more (it has
+///   no co-partition group then); otherwise a refusal that asks for the file, because the
+///   co-partition groups of such a sub-topology cannot be known.
+pub(crate) fn declare(described: Option<HeartbeatTopology>, file: Option<&Topology>, config: &MemberConfig) -> Result<Declared, String> {
+    let group = &config.group_id;
+    match (described, file) {
+        (None, Some(file)) => Ok(Declared {
+            topology: from_file(file, config),
+            origin: format!("the topology file's topology, as the first member of group {group} (it has none yet)"),
+        }),
+        (None, None) => {
+            Err(format!("group {group} has no topology yet: start a member of the application first, or give the member its topology file (--topology)"))
+        }
+        (Some(group_topology), None) => {
+            let joined: Vec<String> = group_topology
+                .subtopologies
+                .iter()
+                .filter(|s| read_topics(s).len() >= 2)
+                .map(|s| format!("sub-topology {} reads {}", s.subtopology_id, read_topics(s).join(", ")))
+                .collect();
+            if !joined.is_empty() {
+                return Err(format!(
+                    "group {group}'s {}: the coordinator compares the co-partition groups of such a sub-topology (the inputs of a join), \
+                     which it does not describe, so the member cannot declare them: give the application's topology with --topology FILE \
+                     (its Topology#describe() text or the topology JSON)",
+                    joined.join("; ")
+                ));
+            }
+            Ok(Declared { topology: group_topology, origin: format!("group {group}'s topology, as its coordinator describes it") })
+        }
+        (Some(group_topology), Some(file)) => {
+            let from_file = from_file(file, config);
+            let differences = differences(&group_topology, &from_file);
+            if !differences.is_empty() {
+                return Err(format!(
+                    "the topology file is not the one of group {group}: {}; give the application's current Topology#describe() text",
+                    differences.join("; ")
+                ));
+            }
+            Ok(completed(group_topology, &from_file, group))
+        }
+    }
+}
+
+/// The topics a sub-topology reads: its external sources, then its repartition sources.
+fn read_topics(s: &HeartbeatSubtopology) -> Vec<String> {
+    s.source_topics.iter().cloned().chain(s.repartition_source_topics.iter().map(|t| t.name.clone())).collect()
+}
+
+/// How the file's topology differs from the group's, in the topics each sub-topology reads
+/// and writes: one phrase per difference, none when they agree.
+fn differences(group: &HeartbeatTopology, file: &HeartbeatTopology) -> Vec<String> {
+    let names = |list: &[TopicInfo]| list.iter().map(|t| t.name.clone()).collect::<std::collections::BTreeSet<_>>();
+    let set = |list: &[String]| list.iter().cloned().collect::<std::collections::BTreeSet<_>>();
+    let show = |set: &std::collections::BTreeSet<String>| {
+        if set.is_empty() { "none".to_owned() } else { set.iter().cloned().collect::<Vec<_>>().join(", ") }
+    };
+    // Whole sub-topologies first: a missing one also turns the topics between it and the others
+    // into external topics of the file, which the differences of topics then name.
+    let mut out: Vec<String> = group
+        .subtopologies
+        .iter()
+        .filter(|g| !file.subtopologies.iter().any(|f| f.subtopology_id == g.subtopology_id))
+        .map(|g| format!("the group has sub-topology {} (reading {}), the file does not", g.subtopology_id, read_topics(g).join(", ")))
+        .collect();
+    for f in &file.subtopologies {
+        if !group.subtopologies.iter().any(|g| g.subtopology_id == f.subtopology_id) {
+            out.push(format!("the file has sub-topology {} (reading {}), the group does not", f.subtopology_id, read_topics(f).join(", ")));
+        }
+    }
+    for g in &group.subtopologies {
+        let Some(f) = file.subtopologies.iter().find(|f| f.subtopology_id == g.subtopology_id) else { continue };
+        let fields: [(&str, std::collections::BTreeSet<String>, std::collections::BTreeSet<String>); 4] = [
+            ("source topics", set(&g.source_topics), set(&f.source_topics)),
+            ("repartition topics read", names(&g.repartition_source_topics), names(&f.repartition_source_topics)),
+            ("repartition topics written", set(&g.repartition_sink_topics), set(&f.repartition_sink_topics)),
+            ("changelog topics", names(&g.state_changelog_topics), names(&f.state_changelog_topics)),
+        ];
+        for (what, in_group, in_file) in fields {
+            if in_group != in_file {
+                out.push(format!("sub-topology {}'s {what} are {} in the group, {} in the file", g.subtopology_id, show(&in_group), show(&in_file)));
+            }
+        }
+    }
+    out
+}
+
+/// The group's topology with what only the file carries: each sub-topology's co-partition
+/// groups (as indexes into the group's own lists) and the repartition topics' fixed counts.
+fn completed(mut group_topology: HeartbeatTopology, file: &HeartbeatTopology, group: &str) -> Declared {
+    let mut joins = Vec::new();
+    let mut fixed = Vec::new();
+    for g in &mut group_topology.subtopologies {
+        let Some(f) = file.subtopologies.iter().find(|f| f.subtopology_id == g.subtopology_id) else { continue };
+        for t in &mut g.repartition_source_topics {
+            if let Some(declared) = f.repartition_source_topics.iter().find(|d| d.name == t.name).filter(|d| d.partitions > 0) {
+                t.partitions = declared.partitions;
+                fixed.push(format!("{} ({})", t.name, t.partitions));
+            }
+        }
+        let position = |name: &str, list: &[String]| list.iter().position(|t| t == name).and_then(|i| i16::try_from(i).ok());
+        let group_repartition: Vec<String> = g.repartition_source_topics.iter().map(|t| t.name.clone()).collect();
+        let file_repartition: Vec<String> = f.repartition_source_topics.iter().map(|t| t.name.clone()).collect();
+        g.copartition_groups = f
+            .copartition_groups
+            .iter()
+            .map(|c| {
+                let sources: Vec<&String> = c.source_topics.iter().filter_map(|&i| f.source_topics.get(usize::try_from(i).ok()?)).collect();
+                let repartition: Vec<&String> =
+                    c.repartition_source_topics.iter().filter_map(|&i| file_repartition.get(usize::try_from(i).ok()?)).collect();
+                let topics: Vec<String> = sources.iter().chain(repartition.iter()).map(|t| (*t).clone()).collect();
+                joins.push(format!("sub-topology {}: {}", g.subtopology_id, topics.join(" + ")));
+                CopartitionGroup {
+                    source_topics: sources.iter().filter_map(|t| position(t, &g.source_topics)).collect(),
+                    source_topic_regex: Vec::new(),
+                    repartition_source_topics: repartition.iter().filter_map(|t| position(t, &group_repartition)).collect(),
+                }
+            })
+            .collect();
+    }
+    let list = |items: Vec<String>| if items.is_empty() { "none".to_owned() } else { items.join("; ") };
+    Declared {
+        topology: group_topology,
+        origin: format!(
+            "group {group}'s topology as its coordinator describes it (sub-topologies, topics, replication factors, topic configs); \
+             from the topology file, what the coordinator does not describe: co-partition groups {}, fixed repartition partition counts {}",
+            list(joins),
+            list(fixed)
+        ),
+    }
+}
+
+#[cfg(test)]
+#[path = "topology_tests.rs"]
+mod tests;
