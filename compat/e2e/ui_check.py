@@ -18,6 +18,7 @@ of the page fails the check. Writes the screenshot and prints the figures; exit 
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -187,14 +188,20 @@ def main():
         print(f"ok: screenshot {args.screenshot}, state {len(state):,} bytes")
 
         if args.outage_stop:
+            stopped = time.monotonic()
             subprocess.run(["bash", "-c", args.outage_stop], check=True)
             t = page.wait_for("document.body.dataset.connection === 'lost' && !document.getElementById('banner').hidden", 60)
             banner = page.eval("document.getElementById('banner').textContent")
             page.screenshot(args.screenshot.replace(".png", "-outage.png"))
             subprocess.run(["bash", "-c", args.outage_cont], check=True)
+            paused = time.monotonic() - stopped
             back = page.wait_for("['connected', 'rebalancing'].includes(document.body.dataset.connection)", 120)
-            print(f"ok: the broker stopped: shown after {t:.1f} s ({banner!r}); continued: the page recovered by itself "
-                  f"after {back:.1f} s")
+            # The outage runs from the last successful look, so it is at least as long as the pause.
+            after = page.eval("document.getElementById('banner').textContent")
+            m = re.match(r"Back after (\d+) s", after)
+            assert m and int(m.group(1)) >= int(paused) - 1, f"the broker was paused {paused:.1f} s, the page says {after!r}"
+            print(f"ok: the broker stopped: shown after {t:.1f} s ({banner!r}); continued after {paused:.1f} s: the page "
+                  f"recovered by itself after {back:.1f} s and says {after!r}")
         # The console and the network are read as the page runs: one more call drains them.
         page.eval("1")
         assert not page.errors, f"the page reported errors: {page.errors}"

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use kstreams_assignor::views::ui::{self, LiveState, UiError};
 use kstreams_assignor::views::watch::drive::{self, Report};
 
-use super::watch::LookArgs;
+use super::watch::{LookArgs, back_line, lost_line};
 use super::{CliError, usage};
 
 /// The environment variable read for the token when `--token` is not given.
@@ -69,11 +69,8 @@ pub(crate) fn ui(args: UiArgs) -> Result<String, CliError> {
     let timeout = options.timeout.as_secs_f64();
     let mut on = |report: Report, summary: &kstreams_assignor::views::watch::Summary| {
         match &report {
-            Report::Lost { error, unreachable } => {
-                let what = if *unreachable { "the broker went away" } else { "the group cannot be looked at now" };
-                say(&format!("{what}: {error}; looking again (backoff from 100 ms, each look within {timeout:.0} s)"));
-            }
-            Report::Back(after) => say(&format!("back after {:.1} s: watching again", after.as_secs_f64())),
+            Report::Lost { error, unreachable, since_ms } => say(&lost_line(error, *unreachable, *since_ms, timeout)),
+            Report::Back(after) => say(&back_line(*after)),
             _ => {}
         }
         state.apply(&report, summary);

@@ -199,17 +199,13 @@ pub(crate) fn watch(args: WatchArgs) -> Result<String, String> {
                 progress.show(&w.line(protocol), &w.state);
             }
             Report::Event(_) => {}
-            Report::Lost { error, unreachable } => {
+            Report::Lost { error, unreachable, since_ms } => {
                 progress.clear();
-                let what = if unreachable { "the broker went away" } else { "the group cannot be looked at now" };
-                say(&format!(
-                    "{what}: {error}; looking again (backoff from 100 ms, each look within {:.0} s)",
-                    options_timeout_secs(&args)
-                ));
+                say(&lost_line(&error, unreachable, since_ms, options_timeout_secs(&args)));
             }
             Report::Back(after) => {
                 progress.clear();
-                say(&format!("back after {:.1} s: watching again", after.as_secs_f64()));
+                say(&back_line(after));
             }
             _ => {}
         }
@@ -227,6 +223,20 @@ pub(crate) fn watch(args: WatchArgs) -> Result<String, String> {
         _ => {}
     }
     Ok(taken.map_or_else(String::new, |_| format!("{}\n", watcher.summary().line())))
+}
+
+/// The line on standard error when looks start failing: the outage counts from the end of the
+/// last successful look, `since_ms`, not from the failed look that noticed it.
+pub(crate) fn lost_line(error: &str, unreachable: bool, since_ms: i64, timeout_secs: f64) -> String {
+    let what = if unreachable { "the broker went away" } else { "the group cannot be looked at now" };
+    let ago = (kstreams_assignor::client::now_ms() - since_ms).max(0) as f64 / 1000.0;
+    format!("{what}: {error}; no successful look for {ago:.1} s; looking again (backoff from 100 ms, each look within {timeout_secs:.0} s)")
+}
+
+/// The line on standard error when a look succeeds again after an outage of `after`, counted
+/// from the end of the last successful look before it.
+pub(crate) fn back_line(after: Duration) -> String {
+    format!("back after {:.1} s without a successful look: watching again", after.as_secs_f64())
 }
 
 fn options_timeout_secs(args: &WatchArgs) -> f64 {

@@ -282,8 +282,8 @@ impl LiveState {
                 inner.live = live.clone();
                 change.insert("live".to_owned(), live);
             }
-            Report::Lost { error, unreachable } => {
-                let c = json!({ "state": "lost", "sinceMs": now_ms(), "error": error, "unreachable": unreachable });
+            Report::Lost { error, unreachable, since_ms } => {
+                let c = json!({ "state": "lost", "sinceMs": since_ms, "error": error, "unreachable": unreachable });
                 inner.connection = c.clone();
                 change.insert("connection".to_owned(), c);
             }

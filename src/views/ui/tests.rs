@@ -177,9 +177,11 @@ fn the_state_has_each_generation_with_kafka_field_names_and_the_outage() {
     assert_eq!(g["moves"][0]["cause"], "memberJoined");
     assert_eq!(v["live"]["groupEpoch"], 5);
     assert_eq!(v["connection"]["state"], "connected");
-    state.apply(&Report::Lost { error: "connection refused".into(), unreachable: true }, &Default::default());
+    state.apply(&Report::Lost { error: "connection refused".into(), unreachable: true, since_ms: 1_000 }, &Default::default());
     let v: serde_json::Value = serde_json::from_str(&state.snapshot().1).unwrap();
     assert_eq!((v["connection"]["state"].as_str(), v["connection"]["unreachable"].as_bool()), (Some("lost"), Some(true)));
+    // Unreachable since the last successful look, not since the failed look that noticed it.
+    assert_eq!(v["connection"]["sinceMs"], 1_000);
     state.apply(&Report::Back(Duration::from_millis(4_200)), &Default::default());
     let v: serde_json::Value = serde_json::from_str(&state.snapshot().1).unwrap();
     assert_eq!((v["connection"]["state"].as_str(), v["connection"]["outageMs"].as_u64()), (Some("connected"), Some(4_200)));

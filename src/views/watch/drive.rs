@@ -6,7 +6,8 @@
 //! its own deadline, `timeout`, which bounds every request of it, the coordinator's retries
 //! included. A look that fails because the brokers cannot be reached, closed the connection,
 //! timed out or have no coordinator yet (a broker restarting), or because the group is gone for
-//! now, is reported once ([`Report::Lost`]) and tried again after a backoff of
+//! now, is reported once ([`Report::Lost`], the outage counted from the end of the last
+//! successful look) and tried again after a backoff of
 //! [`RETRY_BACKOFF`], doubling up to the interval (at least
 //! [`RETRY_BACKOFF_MAX`]), until a look succeeds
 //! ([`Report::Back`]) or the caller stops. Before the first successful look, and for errors that
@@ -74,8 +75,13 @@ pub enum Report {
         error: String,
         /// Whether the brokers could not be reached (rather than the group being gone).
         unreachable: bool,
+        /// When the outage began: the end of the last successful look (ms since the epoch). The
+        /// broker may have gone at any time since, and the failed look that tells it may itself
+        /// have waited up to the look's timeout.
+        since_ms: i64,
     },
-    /// A look succeeded again after an outage that lasted this long.
+    /// A look succeeded again after an outage that lasted this long: from the end of the last
+    /// successful look before it to the end of this one.
     Back(Duration),
 }
 
@@ -134,7 +140,20 @@ pub fn run(
     stop: &mut dyn FnMut() -> bool,
     on: &mut dyn FnMut(Report, &Summary),
 ) -> Result<(), StreamsDescribeError> {
-    let mut outage: Option<Instant> = None;
+    run_looking(options, watcher, stop, on, &mut look)
+}
+
+/// [`run`] with `look` in place of a look at the broker.
+fn run_looking(
+    options: &WatchOptions,
+    watcher: &mut Watcher,
+    stop: &mut dyn FnMut() -> bool,
+    on: &mut dyn FnMut(Report, &Summary),
+    look: &mut dyn FnMut(&WatchOptions) -> Result<Observation, StreamsDescribeError>,
+) -> Result<(), StreamsDescribeError> {
+    // The end of the last successful look, on both clocks, and whether an outage is on.
+    let mut last_ok = (Instant::now(), now_ms());
+    let mut outage = false;
     let mut backoff = RETRY_BACKOFF;
     let mut seen = false;
     let backoff_max = options.interval.max(RETRY_BACKOFF_MAX);
@@ -143,9 +162,10 @@ pub fn run(
             Ok(o) => {
                 seen = true;
                 backoff = RETRY_BACKOFF;
-                if let Some(since) = outage.take() {
-                    on(Report::Back(since.elapsed()), watcher.summary());
+                if std::mem::take(&mut outage) {
+                    on(Report::Back(last_ok.0.elapsed()), watcher.summary());
                 }
+                last_ok = (Instant::now(), now_ms());
                 let event = watcher.observe(o);
                 on(Report::Event(event), watcher.summary());
                 if pause(options.interval, stop) {
@@ -154,9 +174,9 @@ pub fn run(
             }
             Err(e) => {
                 let Some(unreachable) = transient(&e).filter(|_| seen) else { return Err(e) };
-                if outage.is_none() {
-                    outage = Some(Instant::now());
-                    on(Report::Lost { error: e.to_string(), unreachable }, watcher.summary());
+                if !outage {
+                    outage = true;
+                    on(Report::Lost { error: e.to_string(), unreachable, since_ms: last_ok.1 }, watcher.summary());
                 }
                 if pause(backoff, stop) {
                     break;
@@ -166,4 +186,48 @@ pub fn run(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A broker that answers, then hangs: the first failed look returns only after its own
+    /// timeout, as a look at a paused broker does. The outage counts from the end of the last
+    /// successful look, not from when the failed look returned.
+    #[test]
+    fn an_outage_counts_from_the_end_of_the_last_successful_look() {
+        let mut options = WatchOptions::new("127.0.0.1:1", "g");
+        options.interval = Duration::from_millis(10);
+        let hang = Duration::from_millis(400);
+        let mut looks = 0;
+        let mut look = |_: &WatchOptions| {
+            looks += 1;
+            match looks {
+                1 => Ok(super::super::observe::streams_look(now_ms(), 1, &[("m1", "p1", &["0_0"], &[], &[])])),
+                2 => {
+                    std::thread::sleep(hang);
+                    Err(StreamsDescribeError::Connection(ConnectionError::Timeout { broker: "127.0.0.1:1".into(), during: "StreamsGroupDescribe".into(), after: hang }))
+                }
+                _ => Ok(super::super::observe::streams_look(now_ms(), 1, &[("m1", "p1", &["0_0"], &[], &[])])),
+            }
+        };
+        let mut reports = Vec::new();
+        let mut first_ok_end = None;
+        let back_seen = std::cell::Cell::new(false);
+        let mut on = |r: Report, _: &Summary| {
+            if matches!(r, Report::Event(_)) && first_ok_end.is_none() {
+                first_ok_end = Some(now_ms());
+            }
+            back_seen.set(back_seen.get() || matches!(r, Report::Back(_)));
+            reports.push(r);
+        };
+        let mut watcher = Watcher::new(AssignmentConfigs::default());
+        let mut stop = || back_seen.get();
+        run_looking(&options, &mut watcher, &mut stop, &mut on, &mut look).unwrap();
+        let since = reports.iter().find_map(|r| if let Report::Lost { since_ms, .. } = r { Some(*since_ms) } else { None }).unwrap();
+        let back = reports.iter().find_map(|r| if let Report::Back(d) = r { Some(*d) } else { None }).unwrap();
+        assert!((since - first_ok_end.unwrap()).abs() <= 5, "the outage begins at the end of the last successful look");
+        assert!(back >= hang, "the outage lasted at least the hanging look: {back:?}");
+    }
 }

@@ -77,7 +77,7 @@
       mode = 'server-lost';
       text = 'no connection to the ui server: reconnecting…';
     } else if (c.state === 'lost') {
-      text = (c.unreachable ? 'broker unreachable' : 'group cannot be looked at') + ' since ' + clock(c.sinceMs);
+      text = (c.unreachable ? 'broker unreachable' : 'group cannot be looked at') + ' since ' + clock(c.sinceMs) + ', the last successful look';
     } else if (c.state === 'connecting' || !live) {
       text = 'looking at the group through ' + state.bootstrap + '…';
     } else {
