@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use kstreams_assignor::engine::{AssignmentConfigs, AssignorKind};
 use kstreams_assignor::leader::{
-    ChangelogEndOffsets, ClusterMetadata, FUTURE_PROCESS_ID, GroupAssignment, JoinMember, LeaderConfig, LeaderInput,
+    ChangelogEndOffsets, ClusterMetadata, FUTURE_PROCESS_ID, GroupAssignment, JoinMember, LeaderConfig, LeaderError, LeaderInput,
     Tasks, Topology, assign,
 };
 use kstreams_assignor::wire::{
@@ -38,7 +38,7 @@ fn envelope(info: &SubscriptionInfo, owned: &[TopicPartition]) -> Vec<u8> {
 }
 
 fn wrap(user_data: Vec<u8>, owned: &[TopicPartition]) -> Vec<u8> {
-    SubscriptionEnvelope::new(vec!["text-lines".into(), "words-repartition".into()], Some(user_data))
+    SubscriptionEnvelope::new(vec!["text-lines".into(), "wc-words-repartition".into()], Some(user_data))
         .with_owned_partitions(owned)
         .encode()
         .unwrap()
@@ -58,14 +58,27 @@ struct Run {
 }
 
 fn run_with(members: &[JoinMember], partitions: i32, config: &LeaderConfig, leader: ProcessId, end: Option<i64>) -> Run {
+    run_checked(members, partitions, config, leader, end, true)
+}
+
+/// As [`run_with`], with the topology check on or off.
+fn run_checked(members: &[JoinMember], partitions: i32, config: &LeaderConfig, leader: ProcessId, end: Option<i64>, check: bool) -> Run {
     let topology = topology();
     let md = metadata(partitions);
     let tasks = Tasks::build(&topology, &metadata(partitions.max(1))).unwrap();
     let offsets = end.map_or(ChangelogEndOffsets::Unavailable, |e| end_offsets(&tasks, e));
     let input = LeaderInput::new(members, &topology, &md, &offsets, leader)
         .with_config(config)
-        .with_now_ms(NOW);
+        .with_now_ms(NOW)
+        .with_topology_check(check);
     Run { tasks, out: assign(&input).unwrap() }
+}
+
+/// As Kafka's leader runs, without the topology check: for the Java-encoded `typical` fixtures,
+/// which report running tasks of a sub-topology 2 the word count does not have (Kafka's leader
+/// ignores them).
+fn run_kafka(members: &[JoinMember]) -> Run {
+    run_checked(members, 4, &LeaderConfig::default(), pid(1), Some(100), false)
 }
 
 fn run(members: &[JoinMember]) -> Run {
@@ -126,7 +139,7 @@ fn fixtures_of_many_versions_in_one_group() {
         members.push(JoinMember::new(format!("fixture-v{v:02}"), wrap(fixture(&format!("v{v}/typical.bin")), &[])));
     }
     members.push(member("other", &v11(2, "host-2:8080")));
-    let run = run(&members);
+    let run = run_kafka(&members);
     let report = &run.out.report;
     assert_eq!((report.min_used_version, report.min_supported_version), (1, -1));
     assert_eq!(report.clients.len(), 2);
@@ -143,7 +156,7 @@ fn a_v7_fixture_member_with_a_v11_member() {
         JoinMember::new("a", wrap(fixture("v7/typical.bin"), &[])),
         member("b", &SubscriptionInfo::new(11, pid(2)).with_user_end_point("host-2:8080")),
     ];
-    let run = run(&members);
+    let run = run_kafka(&members);
     let decoded = check(&run, 7);
     for (_, info) in decoded.values() {
         let hosts = info.partitions_by_host();
@@ -193,7 +206,7 @@ fn a_future_member_next_to_a_v2_member_is_an_assignment_error() {
         JoinMember::new("old", wrap(fixture("v2/typical.bin"), &[])),
         JoinMember::new("new", wrap(fixture("v12/future.bin"), &[])),
     ];
-    let run = run(&members);
+    let run = run_kafka(&members);
     assert_error(&run.out, AssignorError::ASSIGNMENT_ERROR, 2);
 }
 
@@ -228,6 +241,26 @@ fn missing_source_topic_is_incomplete_metadata() {
         .with_now_ms(NOW);
     let out = assign(&input).unwrap();
     assert_error(&out, AssignorError::INCOMPLETE_SOURCE_TOPIC_METADATA, 1);
+}
+
+#[test]
+fn refuses_to_assign_from_a_topology_the_members_do_not_run() {
+    let topology = topology();
+    let md = metadata(4);
+    // A member of a longer word count: a third sub-topology reads `wc-lengths-repartition`.
+    let topics = ["text-lines", "wc-lengths-repartition", "wc-words-repartition"].map(String::from).to_vec();
+    let longer = SubscriptionEnvelope::new(topics, Some(v11(2, "host-2:8080").encode().unwrap())).encode().unwrap();
+    let members = [member("a", &v11(1, "host-1:8080")), JoinMember::new("b", longer)];
+    let input = LeaderInput::new(&members, &topology, &md, &ChangelogEndOffsets::Unavailable, pid(1)).with_now_ms(NOW);
+    match assign(&input) {
+        Err(LeaderError::TopologyMismatch(e)) => {
+            assert_eq!(e.unread["wc-lengths-repartition"], ["b"]);
+            assert!(e.to_string().contains("member `b` subscribes to `wc-lengths-repartition`, which no sub-topology"), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Off, the leader assigns from its topology as Kafka's does.
+    assert!(assign(&input.with_topology_check(false)).is_ok());
 }
 
 #[test]
@@ -587,7 +620,9 @@ mod java_parity {
             assignment: AssignmentConfigs::default().with_num_standby_replicas(c.num_standby),
             assignor: AssignorKind::HighAvailability,
         };
-        let run = run_with(&c.members, c.partitions, &config, c.leader, c.end);
+        // Kafka's leader does not read the subscribed topics, and the recorded cases subscribe to
+        // `words-repartition` unprefixed: replayed without the topology check.
+        let run = run_checked(&c.members, c.partitions, &config, c.leader, c.end, false);
         let report = &run.out.report;
         let members = run.out.members.iter().map(|(k, v)| (k.clone(), hex::encode(v))).collect();
         let mut features = Vec::new();
@@ -1028,7 +1063,7 @@ mod racks {
     fn rack_member(id: &str, process: u128, rack: Option<&str>) -> JoinMember {
         let info = v11(process, &format!("host-{process}:8080"));
         let mut env = SubscriptionEnvelope::new(
-            vec!["text-lines".into(), "words-repartition".into()],
+            vec!["text-lines".into(), "wc-words-repartition".into()],
             Some(info.encode().unwrap()),
         );
         if let Some(rack) = rack {

@@ -4,6 +4,7 @@
 //! | stage | function | module |
 //! |---|---|---|
 //! | decode and aggregate the members | `aggregate_members` | `aggregate` |
+//! | the topology checked against the members' subscriptions | [`check_topology`] | [`topology_check`](super::topology_check) |
 //! | the error assignments Kafka answers with | `error_assignment` | `encode` |
 //! | the task assignor's input | `EngineInput::build` | `engine_input` |
 //! | the task assignor | [`engine::assign`] | [`engine`] |
@@ -23,6 +24,11 @@
 //!    the process sent the same `rackId` (Kafka's `validateClientRack`; otherwise rack-aware
 //!    assignment stays off). The minimum used version and minimum latest-supported version are
 //!    tracked.
+//!
+//!    Then, unless [`LeaderInput::check_topology`] is off, the topology is checked against every
+//!    member's subscribed topics and the tasks it ran ([`check_topology`]):
+//!    a mismatch is [`LeaderError::TopologyMismatch`], and nothing is assigned. Kafka's leader has
+//!    no such step (its topology is the application's own); a shutdown request is answered first.
 //! 2. Error assignments (see [`AssignmentReport::error`](super::AssignmentReport::error)): any subscription with error code
 //!    `SHUTDOWN_REQUESTED`; missing source topics (`INCOMPLETE_SOURCE_TOPIC_METADATA`); repartition
 //!    topic counts that cannot be derived, a member from the future next to a v1/v2 member, or a
@@ -75,6 +81,7 @@ use super::engine_input::EngineInput;
 use super::input::LeaderInput;
 use super::output::{GroupAssignment, LeaderError};
 use super::tasks::Tasks;
+use super::topology_check::check_topology;
 use crate::engine::{self, AssignError, Assignment, AssignmentInput, AssignorKind};
 use crate::wire::{AssignorError, EARLIEST_PROBEABLE_VERSION};
 
@@ -92,7 +99,9 @@ use crate::wire::{AssignorError, EARLIEST_PROBEABLE_VERSION};
 ///     .into_iter()
 ///     .map(|id| {
 ///         let info = SubscriptionInfo::new(11, process).with_user_end_point("host-1:8080").encode().unwrap();
-///         JoinMember::new(id, SubscriptionEnvelope::new(vec!["text-lines".into()], Some(info)).encode().unwrap())
+///         // A Kafka Streams member subscribes to its topology's source topics.
+///         let topics = vec!["text-lines".into(), "wc-words-repartition".into()];
+///         JoinMember::new(id, SubscriptionEnvelope::new(topics, Some(info)).encode().unwrap())
 ///     })
 ///     .collect();
 /// let config = LeaderConfig::default();
@@ -114,6 +123,9 @@ pub fn assign(input: &LeaderInput<'_>) -> Result<GroupAssignment, LeaderError> {
     let mut report = members.report();
     if members.shutdown {
         return error_assignment(input, report, AssignorError::SHUTDOWN_REQUESTED, "a member requested shutdown".into());
+    }
+    if input.check_topology {
+        check_topology(input.members, input.topology)?;
     }
     let tasks = match Tasks::build(input.topology, input.metadata) {
         Ok(tasks) => tasks,

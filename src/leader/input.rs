@@ -82,6 +82,11 @@ pub struct LeaderInput<'a> {
     /// machine's available parallelism). Each thread takes at least 32 members, so small groups
     /// stay on the caller's thread; the result does not depend on the number.
     pub threads: Option<usize>,
+    /// Whether [`assign`](super::assign()) first checks the topology against the members'
+    /// subscriptions ([`check_topology`](super::check_topology)); on by default. Off, the
+    /// leader assigns from the topology whatever the members subscribe to, as Kafka's leader
+    /// (whose topology is the application's own) does.
+    pub check_topology: bool,
 }
 
 static DEFAULT_CONFIG: std::sync::LazyLock<LeaderConfig> = std::sync::LazyLock::new(LeaderConfig::default);
@@ -107,6 +112,7 @@ impl<'a> LeaderInput<'a> {
             config: &DEFAULT_CONFIG,
             previous_rebalance: None,
             threads: None,
+            check_topology: true,
         }
     }
 
@@ -141,6 +147,13 @@ impl<'a> LeaderInput<'a> {
     /// ```
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads.max(1));
+        self
+    }
+
+    /// Turns the check of the topology against the members' subscriptions on or off (see
+    /// [`LeaderInput::check_topology`]).
+    pub fn with_topology_check(mut self, on: bool) -> Self {
+        self.check_topology = on;
         self
     }
 

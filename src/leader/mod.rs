@@ -8,6 +8,7 @@
 //! | repartition topic counts, copartitioning, tasks, changelogs | `RepartitionTopics`, `CopartitionedTopicsEnforcer`, `PartitionGrouper`, `ChangelogTopics` | [`Tasks::build`] | [`tasks`] |
 //! | one client's tasks over its threads | `assignTasksToThreads` | [`assign_tasks_to_threads`] | [`threads`] |
 //! | each consumer's partitions, task list, held-back tasks, follow-up | `addClientAssignments` | [`build_member_assignments`] | [`threads`] |
+//! | the topology checked against the members' subscriptions | (none: Kafka's leader has the application's own) | [`check_topology`] | [`topology_check`] |
 //! | the whole leader step: subscriptions in, assignments out | `assign` | [`assign()`] | [`assign`](mod@assign) |
 //!
 //! Between [`Tasks::build`] and [`assign_tasks_to_threads`] sits the task assignor
@@ -46,6 +47,7 @@ pub mod tasks;
 pub mod testdata;
 pub mod threads;
 pub mod topology;
+pub mod topology_check;
 pub mod topology_text;
 
 pub use aggregate::FUTURE_PROCESS_ID;
@@ -61,3 +63,4 @@ pub use threads::{
     build_member_assignments,
 };
 pub use topology::{RepartitionTopic, StateStore, Subtopology, Topology, TopologyError};
+pub use topology_check::{TopologyMismatch, check_topology};

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use super::input::RebalanceSnapshot;
 use super::tasks::TaskError;
 use super::threads::{MemberAssignment, ThreadError};
+use super::topology_check::TopologyMismatch;
 use crate::engine::{Assignment, AssignorKind};
 use crate::wire::{AssignmentInfo, AssignorError, DecodeError, EncodeError, EndpointError, ProcessId};
 
@@ -13,6 +14,10 @@ use crate::wire::{AssignmentInfo, AssignorError, DecodeError, EncodeError, Endpo
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LeaderError {
+    /// The members' subscriptions show another topology than the leader's
+    /// ([`check_topology`](super::check_topology)): nothing is assigned.
+    #[error(transparent)]
+    TopologyMismatch(#[from] TopologyMismatch),
     /// A member id appears twice.
     #[error("member `{0}` appears twice")]
     DuplicateMember(String),
