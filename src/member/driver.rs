@@ -16,7 +16,11 @@
 //!    brokers' racks), creation of missing internal topics as Kafka Streams'
 //!    `InternalTopicManager` creates them (see [`internal_topic_configs`]), `ListOffsets`
 //!    (latest) for the changelog partitions and `OffsetFetch` for source topics used as
-//!    changelogs, then the hook's [`assign`](PartitionAssignorHook::assign). A member in
+//!    changelogs, then the hook's [`assign`](PartitionAssignorHook::assign). First of all the
+//!    topology is checked against the members' subscriptions
+//!    ([`check_topology`]): on a mismatch the member creates no
+//!    topic, assigns nothing and stops with [`LeaderError::TopologyMismatch`] (after leaving the
+//!    group). A member in
 //!    leader-only mode ([`MemberConfig::leader_only`]) lists itself in
 //!    [`LeaderInput::excluded_members`](crate::leader::LeaderInput::excluded_members): it gets no tasks.
 //! 4. **SyncGroup** (the leader sends every member's bytes), then the hook's
@@ -104,7 +108,7 @@ use crate::member::hook::PartitionAssignorHook;
 use crate::member::machine::{MemberMachine, Request, Response};
 use crate::member::config::{MemberConfig, internal_topic_configs};
 use crate::member::events::{GenerationRecord, MemberError, MemberEvent};
-use crate::leader::{ChangelogEndOffsets, JoinMember, Tasks, Topology};
+use crate::leader::{ChangelogEndOffsets, JoinMember, LeaderError, Tasks, Topology, check_topology};
 use crate::client::now_ms;
 use crate::wire::{PROTOCOL_TYPE, ProcessId};
 
@@ -424,6 +428,8 @@ impl<H: PartitionAssignorHook> GroupMember<H> {
         on_event: &mut dyn FnMut(MemberEvent),
     ) -> Result<(BTreeMap<String, Vec<u8>>, GenerationRecord), MemberError> {
         let topology = self.machine.topology().clone();
+        // Before any topic is created: a topology that is not the members' own is refused.
+        check_topology(members, &topology).map_err(LeaderError::from)?;
         let external: Vec<String> = self.machine.external_source_topics().into_iter().collect();
         let mut wanted: BTreeSet<String> = external.iter().cloned().collect();
         for s in &topology.subtopologies {

@@ -311,3 +311,41 @@ fn the_task_callbacks_hear_the_assignment_then_the_loss_then_the_revocation_on_c
     assert_eq!(calls[1], "assigned active [] standby [] warm-up []");
     assert!(matches!(m.poll_request(T0 + 3_000), Some(Request::LeaveGroup { .. })));
 }
+
+#[test]
+fn a_leader_refuses_a_member_of_another_topology_that_joins_later_then_leaves_and_stops() {
+    use crate::leader::LeaderError;
+    use crate::wire::{SubscriptionEnvelope, SubscriptionInfo};
+    let mut m = machine(config().with_leader_only(true));
+    let own = metadata_of(&connect(&mut m, T0));
+    // Generation 1: the leader alone; its topology is its own.
+    let members = vec![JoinMember::new("m-1", own.clone())];
+    m.handle_response(joined("m-1", "m-1", 1, members.clone()), T0);
+    m.poll_request(T0);
+    let (assignments, record) = m.assign(&members, &cluster(), &ends(), BTreeMap::new(), T0).unwrap();
+    m.handle_response(Response::Led { assignments: assignments.clone(), record }, T0);
+    m.poll_request(T0);
+    m.handle_response(Response::Synced { assignment: assignments["m-1"].clone() }, T0);
+    events(&mut m);
+    m.poll_request(T0);
+    assert!(matches!(m.poll_request(T0 + 3_000), Some(Request::Heartbeat { .. })));
+    m.handle_error(broker_error(ApiKey::Heartbeat, ErrorCode::REBALANCE_IN_PROGRESS), T0 + 3_000);
+    // Generation 2: a member whose topology has one more sub-topology joins.
+    assert!(matches!(m.poll_request(T0 + 3_000), Some(Request::JoinGroup { .. })));
+    let topics = ["text-lines", "wc-lengths-repartition", "wc-words-repartition"].map(String::from).to_vec();
+    let info = SubscriptionInfo::new(11, ProcessId::random()).encode().unwrap();
+    let java = SubscriptionEnvelope::new(topics, Some(info)).encode().unwrap();
+    let members = vec![JoinMember::new("m-1", own), JoinMember::new("java-1", java)];
+    m.handle_response(joined("m-1", "m-1", 2, members.clone()), T0 + 3_000);
+    assert!(matches!(m.poll_request(T0 + 3_000), Some(Request::Lead { .. })));
+    let err = m.assign(&members, &cluster(), &ends(), BTreeMap::new(), T0 + 3_000).unwrap_err();
+    assert!(matches!(&err, MemberError::Leader(LeaderError::TopologyMismatch(e)) if e.unread.contains_key("wc-lengths-repartition")));
+    // No SyncGroup: the member leaves and ends with the refusal.
+    m.handle_error(err, T0 + 3_000);
+    assert_eq!(m.poll_request(T0 + 3_000), Some(Request::LeaveGroup { member_id: "m-1".into() }));
+    m.handle_response(Response::Left { outcome: Ok(()), sent: true }, T0 + 3_000);
+    match m.take_outcome() {
+        Some(Err(e)) => assert!(e.to_string().starts_with("the topology file is not the application's: "), "{e}"),
+        other => panic!("{other:?}"),
+    }
+}
