@@ -86,7 +86,7 @@ fn main() -> ExitCode {
         Command::Assign(args) => assign::assign(args).map(String::into_bytes),
         Command::Simulate(args) => simulate::simulate(args).map(String::into_bytes),
         Command::Lead(args) if args.protocol == lead::Protocol::Streams => text(streams_member::join(args)),
-        Command::Lead(args) => text(lead::lead(args)),
+        Command::Lead(args) => lead::lead(args).map(String::into_bytes),
         Command::Describe(args) => text(lead::describe(args)),
         Command::Watch(args) => text(watch::watch(args)),
         Command::Ui(args) => ui::ui(args).map(String::into_bytes),
@@ -113,6 +113,10 @@ fn main() -> ExitCode {
         Err(CliError::Failed(e)) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
+        }
+        Err(CliError::TopologyMismatch(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(3)
         }
         // As clap reports its own usage errors: the message, the usage line, exit code 2.
         Err(CliError::Usage(e)) => {

@@ -744,7 +744,7 @@ fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
 #[test]
 fn lead_leaves_the_group_within_a_second_of_a_signal_while_the_coordinator_holds_its_join() {
     for signal in ["-TERM", "-INT"] {
-        let broker = cli_broker::start_group(GroupScript { topics: topics(&[("in", 2)]), hold_join: true });
+        let broker = cli_broker::start_group(GroupScript { topics: topics(&[("in", 2)]), hold_join: true, ..GroupScript::default() });
         let child = spawn_lead(&broker.address(), &[]);
         wait_for("the held JoinGroup", || broker.count(ApiKey::JoinGroup) >= 2);
         std::thread::sleep(std::time::Duration::from_millis(300));
@@ -762,7 +762,7 @@ fn lead_leaves_and_exits_when_its_standard_output_closes() {
     use std::io::BufRead as _;
     // As `lead … | head -1`, and as `lead … 2>&1 | head -1` (standard error closes too).
     for close_stderr in [false, true] {
-        let broker = cli_broker::start_group(GroupScript { topics: topics(&[("in", 2)]), hold_join: false });
+        let broker = cli_broker::start_group(GroupScript { topics: topics(&[("in", 2)]), hold_join: false, ..GroupScript::default() });
         let mut child = spawn_lead(&broker.address(), &["--exit-after", "60"]);
         let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
         let mut first = String::new();
@@ -802,7 +802,7 @@ fn lead_says_once_that_it_reconnected_after_an_outage() {
     let child = spawn_lead(&format!("127.0.0.1:{port}"), &["--exit-after", "4"]);
     std::thread::sleep(std::time::Duration::from_millis(1_500));
     let listener = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
-    let script = GroupScript { topics: topics(&[("in", 2)]), hold_join: false };
+    let script = GroupScript { topics: topics(&[("in", 2)]), hold_join: false, ..GroupScript::default() };
     let broker = cli_broker::start_on(listener, cli_broker::group(std::sync::Arc::new(std::sync::Mutex::new(port)), script));
     let (out, _) = wait_bounded(child, 20);
     let err = stderr(&out);
@@ -831,6 +831,29 @@ fn lead_warns_of_the_error_assignments_reason_on_standard_error() {
     );
     let record: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
     assert_eq!(record["error"], "missing source topics `in`");
+}
+
+#[test]
+fn lead_exits_3_without_assigning_when_the_members_subscribe_to_another_topology() {
+    // A Java member whose topology has a second sub-topology, reading `g-by-region-repartition`.
+    let info = SubscriptionInfo::new(11, ProcessId::random()).encode().unwrap();
+    let java = SubscriptionEnvelope::new(vec!["g-by-region-repartition".into(), "in".into()], Some(info)).encode().unwrap();
+    let script = GroupScript { topics: topics(&[("in", 2)]), others: vec![("java-1".into(), java)], ..GroupScript::default() };
+    let broker = cli_broker::start_group(script);
+    let (out, _) = wait_bounded(spawn_lead(&broker.address(), &["--exit-after", "30"]), 20);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(
+            "error: the topology file is not the application's: member `java-1` subscribes to `g-by-region-repartition`, which no \
+             sub-topology of the file reads; give the application's current Topology#describe() text"
+        ),
+        "{err}"
+    );
+    assert_eq!(broker.count(ApiKey::SyncGroup), 0, "nothing assigned: {err}");
+    assert_eq!(broker.count(ApiKey::Metadata), 0, "no topic looked up nor created: {err}");
+    assert_eq!(broker.leaves(), ["m-1"], "it left the group first: {err}");
+    assert!(out.stdout.is_empty(), "no assignment printed");
 }
 
 fn sub_bytes(generation: i32, sums: &[(TaskId, i64)]) -> Vec<u8> {

@@ -6,9 +6,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
+use kstreams_assignor::leader::LeaderError;
 use kstreams_assignor::leader::config_keys::ConfigKeyError;
 use kstreams_assignor::{client, engine, member, views, wire};
 
+use super::CliError;
 use super::io::{key_values, read_topology};
 
 #[derive(clap::Args)]
@@ -250,11 +252,12 @@ impl Stops {
 
 /// `lead`: the assignments go to standard output as they happen, progress and warnings to
 /// standard error. It exits 0 after leaving the group at `--exit-after`, on SIGINT or SIGTERM,
-/// when standard input ends (`--exit-on-stdin-close`) or when standard output closes; 1 when it
-/// never joined the group or stopped on an error.
-pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
+/// when standard input ends (`--exit-on-stdin-close`) or when standard output closes; 3 when the
+/// topology is not the members' own (after leaving, without assigning); 1 when it never joined
+/// the group or stopped on another error.
+pub(crate) fn lead(args: LeadArgs) -> Result<String, CliError> {
     let Some(topology_path) = &args.topology else {
-        return Err("--topology is required on the classic protocol (the leader assigns the topology's tasks)".into());
+        return Err(CliError::Failed("--topology is required on the classic protocol (the leader assigns the topology's tasks)".into()));
     };
     let topology = read_topology(topology_path, &args.group)?;
     let (config, endpoint) = member_config(&args)?;
@@ -335,11 +338,14 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, String> {
         other => say!("{other:?}"),
     };
     let outcome = member.run(&mut stop, &mut on_event);
-    outcome.map_err(|e| e.to_string())?;
+    outcome.map_err(|e| match e {
+        member::MemberError::Leader(LeaderError::TopologyMismatch(m)) => CliError::TopologyMismatch(m.to_string()),
+        e => CliError::Failed(e.to_string()),
+    })?;
     stops.report();
     if !joined {
         let last = outage.map(|(_, e)| format!(": {e}")).unwrap_or_default();
-        return Err(format!("never joined group `{}` in {:.1} s{last}", args.group, started.elapsed().as_secs_f64()));
+        return Err(format!("never joined group `{}` in {:.1} s{last}", args.group, started.elapsed().as_secs_f64()).into());
     }
     Ok(String::new())
 }

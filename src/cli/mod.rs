@@ -11,13 +11,17 @@ pub(crate) mod watch;
 pub(crate) mod wire;
 
 /// Why a command did not succeed: the arguments do not make sense (exit code 2, as clap's own
-/// usage errors), or the work failed (exit code 1).
+/// usage errors), the work failed (exit code 1), or `lead`'s topology is not the members' own
+/// (exit code 3).
 #[derive(Debug)]
 pub(crate) enum CliError {
     /// The arguments, checked before any work: exit code 2.
     Usage(String),
     /// The work failed: exit code 1.
     Failed(String),
+    /// `lead` refused to assign: the topology does not match the members' subscriptions
+    /// (exit code 3).
+    TopologyMismatch(String),
 }
 
 impl From<String> for CliError {

@@ -178,10 +178,13 @@ pub(crate) struct GroupScript {
     pub(crate) topics: BTreeMap<String, i32>,
     /// Never answer the JoinGroup that carries a member id (the coordinator holds it).
     pub(crate) hold_join: bool,
+    /// Other members of the generation (member id, subscription), after the leader.
+    pub(crate) others: Vec<(String, Vec<u8>)>,
 }
 
 /// A coordinator for one member, `m-1`: MEMBER_ID_REQUIRED, then generation 1 with the member
-/// as leader; SyncGroup hands back what the leader sent it; heartbeats succeed.
+/// as leader (and the script's other members); SyncGroup hands back what the leader sent it;
+/// heartbeats succeed.
 pub(crate) fn group(port: Arc<Mutex<u16>>, script: GroupScript) -> Arc<Script> {
     Arc::new(move |_seen: &mut Seen, key: ApiKey, v: i16, id: i32, buf: &mut Bytes| {
         let port = *port.lock().unwrap();
@@ -196,13 +199,16 @@ pub(crate) fn group(port: Arc<Mutex<u16>>, script: GroupScript) -> Arc<Script> {
                     return Reply::Hold;
                 }
                 let member = JoinGroupResponseMember::default().with_member_id(s("m-1")).with_metadata(req.protocols[0].metadata.clone());
+                let others = script.others.iter().map(|(id, sub)| {
+                    JoinGroupResponseMember::default().with_member_id(s(id)).with_metadata(Bytes::from(sub.clone()))
+                });
                 let r = JoinGroupResponse::default()
                     .with_generation_id(1)
                     .with_protocol_type(Some(s("consumer")))
                     .with_protocol_name(Some(s("stream")))
                     .with_leader(s("m-1"))
                     .with_member_id(s("m-1"))
-                    .with_members(vec![member]);
+                    .with_members(std::iter::once(member).chain(others).collect());
                 Reply::Frame(frame(&r, v, id))
             }
             ApiKey::SyncGroup => {
