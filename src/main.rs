@@ -7,7 +7,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod cli;
 
-use cli::{CliError, assign, lead, probe, simulate, streams_member, ui, watch, wire};
+use cli::{CliError, assign, lead, probe, serve, simulate, streams_member, ui, watch, wire};
 
 #[derive(Parser)]
 #[command(
@@ -56,6 +56,11 @@ enum Command {
     /// and make the coordinator assign again as soon as a warm-up (a standby on its way to become
     /// the active) has caught up, so that tasks move to caught-up copies; one line of JSON per look.
     Probe(probe::ProbeArgs),
+    /// Follow every Kafka Streams group of a cluster (classic and streams) until stopped, and
+    /// serve them as Prometheus metrics (`/metrics`) and live web pages: a home that lists every
+    /// group's health, and each group's `ui` page; read-only, on loopback unless a token is given,
+    /// over HTTPS with a certificate and key.
+    Serve(serve::ServeArgs),
     /// Print a shell completion script, e.g. `kstreams-assignor completions bash > /etc/bash_completion.d/kstreams-assignor`.
     Completions {
         /// The shell.
@@ -91,6 +96,7 @@ fn main() -> ExitCode {
         Command::Watch(args) => text(watch::watch(args)),
         Command::Ui(args) => ui::ui(args).map(String::into_bytes),
         Command::Probe(args) => text(probe::probe(args)),
+        Command::Serve(args) => serve::serve(args).map(String::into_bytes),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "kstreams-assignor", &mut out);

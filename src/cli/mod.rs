@@ -4,6 +4,7 @@ pub(crate) mod assign;
 pub(crate) mod io;
 pub(crate) mod lead;
 pub(crate) mod probe;
+pub(crate) mod serve;
 pub(crate) mod streams_member;
 pub(crate) mod simulate;
 pub(crate) mod ui;

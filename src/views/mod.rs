@@ -5,6 +5,7 @@
 //! live web page.
 
 pub mod describe;
+pub mod serve;
 pub mod streams;
 pub mod ui;
 pub mod watch;
