@@ -17,11 +17,10 @@
 //!    `InternalTopicManager` creates them (see [`internal_topic_configs`]), `ListOffsets`
 //!    (latest) for the changelog partitions and `OffsetFetch` for source topics used as
 //!    changelogs, then the hook's [`assign`](PartitionAssignorHook::assign). First of all the
-//!    topology is checked against the members' subscriptions
-//!    ([`check_topology`]): on a mismatch the member creates no
-//!    topic, assigns nothing and stops with [`LeaderError::TopologyMismatch`] (after leaving the
-//!    group). A member in
-//!    leader-only mode ([`MemberConfig::leader_only`]) lists itself in
+//!    topology is checked against the members' subscriptions ([`check_topology`]): on a mismatch
+//!    the member creates no topic, assigns nothing and stops with
+//!    [`LeaderError::TopologyMismatch`] (after leaving the group). A member in leader-only mode
+//!    ([`MemberConfig::leader_only`]) lists itself in
 //!    [`LeaderInput::excluded_members`](crate::leader::LeaderInput::excluded_members): it gets no tasks.
 //! 4. **SyncGroup** (the leader sends every member's bytes), then the hook's
 //!    [`on_assignment`](PartitionAssignorHook::on_assignment).
