@@ -306,7 +306,10 @@ final class Apps {
         }
     }
 
-    /** Clicks counted per user in tumbling 10 s windows (grace 1 h): {@code user@windowStart → count}. */
+    /**
+     * Clicks (user → page) re-grouped by page and counted in tumbling 10 s windows (grace 1 h, as
+     * the repartition topic mixes the order of the users' partitions): {@code page@windowStart → count}.
+     */
     static final class WindowAgg implements App {
         public String name() {
             return "window-agg";
@@ -318,7 +321,7 @@ final class Apps {
 
         public void build(final StreamsBuilder b, final Function<String, String> topic, final String output) {
             b.stream(topic.apply("clicks"), strings())
-                .groupByKey(Grouped.with(Serdes.String(), Serdes.String()))
+                .groupBy((user, page) -> page, Grouped.with("by-page", Serdes.String(), Serdes.String()))
                 .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofSeconds(10), Duration.ofHours(1)))
                 .count()
                 .toStream()
@@ -337,15 +340,15 @@ final class Apps {
         public Map<String, String> expected(final List<Rec> input) {
             final Map<String, Long> m = new HashMap<>();
             for (final Rec r : input) {
-                m.merge(r.key() + "@" + (r.ts() - r.ts() % 10_000), 1L, Long::sum);
+                m.merge(r.value() + "@" + (r.ts() - r.ts() % 10_000), 1L, Long::sum);
             }
             return text(m);
         }
     }
 
     /**
-     * Clicks counted per user in sessions (inactivity gap 5 s, grace 1 h):
-     * {@code user@start-end → count}; a session merged into a longer one is a tombstone.
+     * Clicks (click id → user) re-grouped by user and counted in sessions (inactivity gap 5 s, grace
+     * 1 h): {@code user@start-end → count}; a session merged into a longer one is a tombstone.
      */
     static final class SessionAgg implements App {
         static final long GAP = 5_000;
@@ -360,7 +363,7 @@ final class Apps {
 
         public void build(final StreamsBuilder b, final Function<String, String> topic, final String output) {
             b.stream(topic.apply("clicks"), strings())
-                .groupByKey(Grouped.with(Serdes.String(), Serdes.String()))
+                .groupBy((click, user) -> user, Grouped.with("by-user", Serdes.String(), Serdes.String()))
                 .windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(GAP), Duration.ofHours(1)))
                 .count()
                 .toStream()
@@ -375,7 +378,7 @@ final class Apps {
             // 4 sessions of 10 clicks per user.
             for (int k = 0; k < 40; k++) {
                 for (int u = 0; u < 6; u++) {
-                    in.add(new Rec("clicks", -1, "u" + u, "p" + k % 3, base + u * 7L + k * 1_000L + (k / 10) * 20_000L));
+                    in.add(new Rec("clicks", -1, "e" + k + "-" + u, "u" + u, base + u * 7L + k * 1_000L + (k / 10) * 20_000L));
                 }
             }
             return in;
@@ -384,7 +387,7 @@ final class Apps {
         public Map<String, String> expected(final List<Rec> input) {
             final Map<String, List<Long>> times = new TreeMap<>();
             for (final Rec r : input) {
-                times.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.ts());
+                times.computeIfAbsent(r.value(), k -> new ArrayList<>()).add(r.ts());
             }
             final Map<String, String> m = new TreeMap<>();
             times.forEach((user, ts) -> {
@@ -404,7 +407,8 @@ final class Apps {
     /**
      * Clicks counted per user in tumbling 10 s windows (grace 1 s), suppressed until each window
      * closes: one final count per window. A last record on every partition, an hour later, closes
-     * the windows; its own window never closes and is never written.
+     * the windows; its own window never closes and is never written. The final counts are also
+     * summed per user through a repartition topic: {@code total:user → clicks}.
      */
     static final class Suppress implements App {
         public String name() {
@@ -416,13 +420,18 @@ final class Apps {
         }
 
         public void build(final StreamsBuilder b, final Function<String, String> topic, final String output) {
-            b.stream(topic.apply("clicks"), strings())
+            final KStream<Windowed<String>, Long> closed = b.stream(topic.apply("clicks"), strings())
                 .groupByKey(Grouped.with(Serdes.String(), Serdes.String()))
                 .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofSeconds(10), Duration.ofSeconds(1)))
                 .count()
                 .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
+                .toStream();
+            closed.map((w, n) -> KeyValue.pair(windowKey(w), String.valueOf(n))).to(output, out());
+            closed.map((w, n) -> KeyValue.pair(w.key(), String.valueOf(n)))
+                .groupByKey(Grouped.with("per-user", Serdes.String(), Serdes.String()))
+                .aggregate(() -> 0L, (user, n, sum) -> sum + num(n), longs())
                 .toStream()
-                .map((w, n) -> KeyValue.pair(windowKey(w), String.valueOf(n)))
+                .map((user, sum) -> KeyValue.pair("total:" + user, String.valueOf(sum)))
                 .to(output, out());
         }
 
@@ -442,6 +451,7 @@ final class Apps {
             for (final Rec r : input) {
                 if (!r.key().startsWith("~")) {
                     m.merge(r.key() + "@" + (r.ts() - r.ts() % 10_000), 1L, Long::sum);
+                    m.merge("total:" + r.key(), 1L, Long::sum);
                 }
             }
             return text(m);
