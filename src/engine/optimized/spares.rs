@@ -1,6 +1,9 @@
 //! Step 5, the spares: make-before-break standby moves, and the idle warm-up budget spent on
 //! the tasks whose loss would cost most.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use super::holders::{effective, effective_lag};
 use crate::engine::lags::LagIndex;
 use crate::engine::model::{Client, Model, Placement, Task};
@@ -15,7 +18,9 @@ use crate::engine::model::{Client, Model, Placement, Task};
 /// counts twice, so a spare stays where it is unless the need elsewhere is twice as large. Each
 /// spare goes to the client with the freshest copy, then the least load.
 ///
-/// Complexity: O(T·N + min(budget, T)·T) for T stateful tasks and N clients.
+/// Complexity: O(N·log N + T·(R + k) + (T + B)·log T) for N clients, T stateful tasks, R
+/// reporters of a task, k clients skipped before the least loaded one that did not report it,
+/// and B spares placed.
 pub(super) fn place_spares(
     model: &Model<'_>,
     lags: &LagIndex,
@@ -39,6 +44,9 @@ pub(super) fn place_spares(
     }
     // A task warming up for a move is on its way already.
     warmups.iter().for_each(|&(_, t)| exposed[t as usize] = 0);
+    // The clients by (load, index), for the first of those that did not report a task.
+    let mut by_load: Vec<Client> = (0..n).collect();
+    by_load.sort_by(|&a, &b| placement.assigned_load(a).total_cmp(&placement.assigned_load(b)).then(a.cmp(&b)));
     // Per exposed stateful task with a known size: its owner, the spare's host, the weight.
     let mut candidates: Vec<(Task, Client, Client, i64)> = Vec::new();
     let mut exposure = vec![0i64; n];
@@ -48,13 +56,20 @@ pub(super) fn place_spares(
         if size <= 0 || exposed[t as usize] == 0 {
             continue;
         }
-        let by_copy = |&a: &Client, &b: &Client| {
-            effective_lag(model, a, t)
-                .cmp(&effective_lag(model, b, t))
-                .then(placement.assigned_load(a).total_cmp(&placement.assigned_load(b)))
-                .then(a.cmp(&b))
+        // The host: the first by (lag, load, index) of the clients that may take a copy. Those
+        // that did not report `t` all have the same lag, so of them only the first by (load,
+        // index) can come first.
+        let eligible = |c: Client| c != owner && !placement.has_standby(c, t);
+        let reported = lags.reporters(t).iter().filter(|&&(_, c)| eligible(c)).map(|&(lag, c)| (effective(lag), c));
+        let other = by_load
+            .iter()
+            .copied()
+            .find(|&c| eligible(c) && !model.reported(c).contains(t))
+            .map(|c| (effective(model.unreported_lag(t)), c));
+        let by_copy = |a: &(i64, Client), b: &(i64, Client)| {
+            a.0.cmp(&b.0).then(placement.assigned_load(a.1).total_cmp(&placement.assigned_load(b.1))).then(a.1.cmp(&b.1))
         };
-        let Some(host) = (0..n).filter(|&c| c != owner && !placement.has_standby(c, t)).min_by(by_copy) else { continue };
+        let Some((_, host)) = reported.chain(other).min_by(by_copy) else { continue };
         // A task without standbys is worth its size (once caught up, the spare saves a whole
         // restore); one whose standbys still restore, what the spare's head start saves.
         let weight = match exposed[t as usize] {
@@ -68,13 +83,18 @@ pub(super) fn place_spares(
         exposure[owner] = exposure[owner].saturating_add(weight);
         candidates.push((t, owner, host, weight));
     }
-    for _ in 0..budget {
-        let best = (0..candidates.len()).max_by(|&i, &j| {
-            let (a, b) = (&candidates[i], &candidates[j]);
-            exposure[a.1].cmp(&exposure[b.1]).then(a.3.cmp(&b.3)).then(b.0.cmp(&a.0))
-        });
-        let Some(i) = best else { break };
-        let (t, owner, host, weight) = candidates.swap_remove(i);
+    // The candidates by (their owner's exposure, weight, lowest task first), the largest on
+    // top. An owner's exposure only falls as its tasks get spares, so an entry whose exposure is
+    // stale is put back with the current one when it comes up.
+    let mut heap: BinaryHeap<(i64, i64, Reverse<Task>, usize)> =
+        candidates.iter().enumerate().map(|(i, &(t, owner, _, weight))| (exposure[owner], weight, Reverse(t), i)).collect();
+    while spares.len() < budget {
+        let Some((seen, weight, task, i)) = heap.pop() else { break };
+        let (t, owner, host, _) = candidates[i];
+        if seen != exposure[owner] {
+            heap.push((exposure[owner], weight, task, i));
+            continue;
+        }
         exposure[owner] -= weight;
         placement.assign_standby(host, t);
         spares.push((host, t));
