@@ -14,8 +14,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::discover::{self, Discovery};
+use super::home::Home;
 use super::metrics::Metrics;
-use super::site::Home;
 use super::{Follow, Health};
 use crate::client::net::client_config::Security;
 use crate::client::now_ms;

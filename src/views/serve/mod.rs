@@ -8,12 +8,13 @@
 //! slow or failing group holds one thread for at most that deadline and never the others. A
 //! [`Follow`] (sans-IO) turns each look into the group's [`Health`]; [`metrics`] writes it as
 //! Prometheus metric families, [`site`] serves them at `/metrics`, a home page that lists every
-//! group at a glance, and each group's `ui` page (its [`LiveState`]) under `/groups/NAME/`, with
+//! group at a glance ([`home`]), and each group's `ui` page (its [`LiveState`]) under `/groups/NAME/`, with
 //! `ui`'s token and listen rules ([`access_for`](crate::views::ui::access_for)), over TLS when
 //! given a certificate and key ([`tls`]).
 
 pub mod discover;
 pub mod fleet;
+pub mod home;
 pub mod metrics;
 pub mod site;
 pub mod tls;
