@@ -90,12 +90,12 @@ fn main() -> ExitCode {
         Command::Encode(args) => wire::encode(args),
         Command::Assign(args) => assign::assign(args).map(String::into_bytes),
         Command::Simulate(args) => simulate::simulate(args).map(String::into_bytes),
-        Command::Lead(args) if args.protocol == lead::Protocol::Streams => text(streams_member::join(args)),
+        Command::Lead(args) if args.protocol == lead::Protocol::Streams => streams_member::join(args).map(String::into_bytes),
         Command::Lead(args) => lead::lead(args).map(String::into_bytes),
         Command::Describe(args) => text(lead::describe(args)),
         Command::Watch(args) => text(watch::watch(args)),
         Command::Ui(args) => ui::ui(args).map(String::into_bytes),
-        Command::Probe(args) => text(probe::probe(args)),
+        Command::Probe(args) => probe::probe(args).map(String::into_bytes),
         Command::Serve(args) => serve::serve(args).map(String::into_bytes),
         Command::Completions { shell } => {
             let mut out = Vec::new();

@@ -20,8 +20,8 @@ pub(crate) enum CliError {
     Usage(String),
     /// The work failed: exit code 1.
     Failed(String),
-    /// `lead` refused to assign: the topology does not match the members' subscriptions
-    /// (exit code 3).
+    /// `lead` refused to assign (the topology does not match the members' subscriptions), or
+    /// `join` and `probe` to join (the topology file is not the group's): exit code 3.
     TopologyMismatch(String),
 }
 

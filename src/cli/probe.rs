@@ -5,8 +5,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use kstreams_assignor::member::streams::{ProbeEvent, StreamsEvent, StreamsProber, Verdict};
+use kstreams_assignor::member::streams::{ProbeError, ProbeEvent, StreamsEvent, StreamsMemberError, StreamsProber, Verdict};
 
+use super::CliError;
 use super::io::read_topology;
 use super::lead::{Stops, member_config_of, print_line};
 
@@ -53,11 +54,11 @@ fn say(line: &str) {
 /// `assignmentEpoch`, `members`, `standbyTasks`, `verdict`, and `probe`, the tag's value when
 /// this look asked for an assignment). Exits 0 after leaving on a stop, 1 when it never joined,
 /// the group's assignor is not `optimized`, or the coordinator gave it a task.
-pub(crate) fn probe(args: ProbeArgs) -> Result<String, String> {
+pub(crate) fn probe(args: ProbeArgs) -> Result<String, CliError> {
     let topology = args.topology.as_ref().map(|path| read_topology(path, &args.group)).transpose()?;
     let (config, endpoint) = member_config_of(&args.bootstrap, &args.net, &args.group, &args.configs, false)?;
     if endpoint.is_some() {
-        return Err("--config application.server: a prober serves no queries".into());
+        return Err(CliError::Failed("--config application.server: a prober serves no queries".into()));
     }
     let stops = Stops::install_with(args.exit_after, args.exit_on_stdin_close)?;
     let (flag, reason) = (stops.flag.clone(), stops.reason.clone());
@@ -105,11 +106,14 @@ pub(crate) fn probe(args: ProbeArgs) -> Result<String, String> {
         prober = prober.with_topology(topology);
     }
     let outcome = prober.run(&mut stop, &mut on_event);
-    outcome.map_err(|e| e.to_string())?;
+    outcome.map_err(|e| match e {
+        ProbeError::Member(StreamsMemberError::TopologyMismatch(m)) => CliError::TopologyMismatch(m),
+        e => CliError::Failed(e.to_string()),
+    })?;
     stops.report();
     if !joined {
         let last = last_failure.map(|e| format!(": {e}")).unwrap_or_default();
-        return Err(format!("never joined group `{}` in {:.1} s{last}", args.group, stops.started.elapsed().as_secs_f64()));
+        return Err(format!("never joined group `{}` in {:.1} s{last}", args.group, stops.started.elapsed().as_secs_f64()).into());
     }
     Ok(String::new())
 }

@@ -4,9 +4,10 @@
 use std::io::Write;
 use std::time::Instant;
 
-use kstreams_assignor::member::streams::{StreamsEvent, StreamsGroupMember, TopologySource, parse_endpoint, status_text};
+use kstreams_assignor::member::streams::{StreamsEvent, StreamsGroupMember, StreamsMemberError, TopologySource, parse_endpoint, status_text};
 use kstreams_assignor::member::MemberTasks;
 
+use super::CliError;
 use super::io::read_topology;
 use super::lead::{LeadArgs, Stops, member_config, parse_process_id, print_line};
 
@@ -33,7 +34,7 @@ fn epoch_line(member_id: &str, epoch: i32, tasks: &MemberTasks, group_ready: boo
 
 /// Joins the streams group of `args`: stops and exits as the classic `lead` does (0 after
 /// leaving on a stop; 1 when it never joined or stopped on an error).
-pub(crate) fn join(args: LeadArgs) -> Result<String, String> {
+pub(crate) fn join(args: LeadArgs) -> Result<String, CliError> {
     let (config, endpoint) = member_config(&args)?;
     let source = match &args.topology {
         Some(path) => TopologySource::GroupOr(Box::new(read_topology(path, &args.group)?)),
@@ -93,11 +94,14 @@ pub(crate) fn join(args: LeadArgs) -> Result<String, String> {
         other => say(&format!("{other:?}")),
     };
     let outcome = member.run(&mut stop, &mut on_event);
-    outcome.map_err(|e| e.to_string())?;
+    outcome.map_err(|e| match e {
+        StreamsMemberError::TopologyMismatch(m) => CliError::TopologyMismatch(m),
+        e => CliError::Failed(e.to_string()),
+    })?;
     stops.report();
     if !joined {
         let last = outage.map(|(_, e)| format!(": {e}")).unwrap_or_default();
-        return Err(format!("never joined group `{}` in {:.1} s{last}", args.group, stops.started.elapsed().as_secs_f64()));
+        return Err(format!("never joined group `{}` in {:.1} s{last}", args.group, stops.started.elapsed().as_secs_f64()).into());
     }
     Ok(String::new())
 }

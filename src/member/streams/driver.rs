@@ -195,7 +195,7 @@ impl StreamsGroupMember {
         on_event(StreamsEvent::CoordinatorFound { broker: conn.broker().to_owned() });
         let described = topology::described(&mut conn, &self.config.group_id, self.config.request_timeout()).map_err(StreamsMemberError::Setup)?;
         self.coordinator = Some(conn);
-        let declared = topology::declare(described, file.as_deref(), &self.config).map_err(StreamsMemberError::Setup)?;
+        let declared = topology::declare(described, file.as_deref(), &self.config)?;
         on_event(StreamsEvent::TopologyDeclared { origin: declared.origin });
         Ok(declared.topology)
     }

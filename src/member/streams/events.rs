@@ -140,9 +140,14 @@ pub enum StreamsMemberError {
     /// A request could not be sent or answered and the member cannot retry it.
     #[error("{0}")]
     Connection(String),
-    /// The member could not start (its topology, a broker too old for the streams protocol).
+    /// The member could not start (no topology to declare, a broker too old for the streams
+    /// protocol).
     #[error("{0}")]
     Setup(String),
+    /// The member's topology file is not the group's: refused before joining, each difference
+    /// named.
+    #[error("{0}")]
+    TopologyMismatch(String),
 }
 
 /// An error code with a plain-language reading of the ones a streams member meets.

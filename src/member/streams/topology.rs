@@ -14,6 +14,7 @@ use crate::client::streams::{
 };
 use crate::leader::Topology;
 use crate::member::config::{MemberConfig, internal_topic_configs};
+use crate::member::streams::events::StreamsMemberError;
 
 /// The group as its coordinator describes it (`StreamsGroupDescribe`): `Ok(None)` while there is
 /// none (no member has joined yet, or the group does not exist).
@@ -170,16 +171,16 @@ pub(crate) struct Declared {
 /// * the group's and no file: the group's, when no sub-topology reads two topics or more (it has
 ///   no co-partition group then); otherwise a refusal that asks for the file, because the
 ///   co-partition groups of such a sub-topology cannot be known.
-pub(crate) fn declare(described: Option<HeartbeatTopology>, file: Option<&Topology>, config: &MemberConfig) -> Result<Declared, String> {
+pub(crate) fn declare(described: Option<HeartbeatTopology>, file: Option<&Topology>, config: &MemberConfig) -> Result<Declared, StreamsMemberError> {
     let group = &config.group_id;
     match (described, file) {
         (None, Some(file)) => Ok(Declared {
             topology: from_file(file, config),
             origin: format!("the topology file's topology, as the first member of group {group} (it has none yet)"),
         }),
-        (None, None) => {
-            Err(format!("group {group} has no topology yet: start a member of the application first, or give the member its topology file (--topology)"))
-        }
+        (None, None) => Err(StreamsMemberError::Setup(format!(
+            "group {group} has no topology yet: start a member of the application first, or give the member its topology file (--topology)"
+        ))),
         (Some(group_topology), None) => {
             let joined: Vec<String> = group_topology
                 .subtopologies
@@ -188,12 +189,12 @@ pub(crate) fn declare(described: Option<HeartbeatTopology>, file: Option<&Topolo
                 .map(|s| format!("sub-topology {} reads {}", s.subtopology_id, read_topics(s).join(", ")))
                 .collect();
             if !joined.is_empty() {
-                return Err(format!(
+                return Err(StreamsMemberError::Setup(format!(
                     "group {group}'s {}: the coordinator compares the co-partition groups of such a sub-topology (the inputs of a join), \
                      which it does not describe, so the member cannot declare them: give the application's topology with --topology FILE \
                      (its Topology#describe() text or the topology JSON)",
                     joined.join("; ")
-                ));
+                )));
             }
             Ok(Declared { topology: group_topology, origin: format!("group {group}'s topology, as its coordinator describes it") })
         }
@@ -201,10 +202,10 @@ pub(crate) fn declare(described: Option<HeartbeatTopology>, file: Option<&Topolo
             let from_file = from_file(file, config);
             let differences = differences(&group_topology, &from_file);
             if !differences.is_empty() {
-                return Err(format!(
+                return Err(StreamsMemberError::TopologyMismatch(format!(
                     "the topology file is not the one of group {group}: {}; give the application's current Topology#describe() text",
                     differences.join("; ")
-                ));
+                )));
             }
             Ok(completed(group_topology, &from_file, group))
         }
