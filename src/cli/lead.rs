@@ -29,8 +29,10 @@ pub(crate) struct LeadArgs {
     #[arg(long, value_enum, default_value = "classic")]
     pub(crate) protocol: Protocol,
     /// The topology: the crate's topology JSON or `Topology#describe()` text. Required on the
-    /// classic protocol; on the streams protocol the member declares the group's own topology and
-    /// needs the file only to be the group's first member.
+    /// classic protocol. On the streams protocol the member declares the group's own topology,
+    /// and needs the file to be the group's first member, or when a sub-topology reads two topics
+    /// or more (a join): the coordinator does not describe co-partition groups, so they come from
+    /// the file. A file that is not the group's topology is refused before joining.
     #[arg(long)]
     pub(crate) topology: Option<PathBuf>,
     /// Streams and consumer configs, `key=value` (repeatable): the task assignor's
