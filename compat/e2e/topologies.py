@@ -471,14 +471,16 @@ def mark(v):
 
 def table(rows):
     head = ["topology", "sub-topologies", "tasks", "streams: accepted", "tasks taken", "refused wrong",
-            "output exact", "classic: led", "output exact", "refused wrong"]
+            "output exact", "classic: led", "output exact", "refused wrong", "seconds"]
     body = []
     for r in rows:
         s, c = r["streams"], r["classic"]
         subs = str(r["subtopologies"]) + (f" + {r['globalStores']} global" if r["globalStores"] else "")
         body.append([r["topology"], subs, "-" if r["tasks"] is None else str(r["tasks"]),
-                     mark(s["accepted"]), mark(s["tasksTaken"]), mark(s["refusedWrong"]), mark(s["outputExact"]),
-                     mark(c["led"]), mark(c["outputExact"]), mark(c["refusedWrong"])])
+                     mark(s["accepted"]), mark(s["tasksTaken"]),
+                     mark(s["refusedWrong"] and s["javaUndisturbed"] if s["refusedWrong"] is not None else None),
+                     mark(s["outputExact"]), mark(c["led"]), mark(c["outputExact"]), mark(c["refusedWrong"]),
+                     str(r.get("seconds", "-"))])
     widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
     fmt = lambda cells: "  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip()
     return "\n".join([fmt(head), fmt(["-" * w for w in widths])] + [fmt(b) for b in body])
@@ -501,6 +503,9 @@ def main():
     summary = {"prefix": PREFIX, "base": BASE, "elapsedSeconds": round(elapsed, 1), "binary": BIN, "rows": rows}
     (WORK / "topologies.json").write_text(json.dumps(summary, indent=1) + "\n")
     print("\n===== topologies: Rust members and leaders for real Kafka Streams 4.4 applications =====")
+    print("(streams: join --protocol streams beside a Java instance; classic: lead for a Java instance; "
+          "refused wrong: the describe() text without its last non-global sub-topology, refused, the Java "
+          "instance undisturbed)")
     print(table(rows))
     failures = [(r["topology"], f) for r in rows for f in r["failures"]]
     if failures:
