@@ -2,7 +2,7 @@ package io.kstreamsassignor.e2e;
 
 /**
  * Entry point: {@code topology | app | produce | verify} (the word count), and
- * {@code topo-list | topo-prepare | topo-app | topo-verify} (the applications of {@link Apps}, see
+ * {@code topo-list | topo-prepare | topo-describe | topo-app | topo-verify} (the applications of {@link Apps}, see
  * {@link Topologies}).
  */
 public final class Main {
@@ -10,7 +10,7 @@ public final class Main {
 
     public static void main(final String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("usage: topology | app|produce|verify --bootstrap HOST:PORT ... | topo-list | topo-prepare|topo-app|topo-verify ...");
+            System.err.println("usage: topology | app|produce|verify --bootstrap HOST:PORT ... | topo-list | topo-prepare|topo-describe|topo-app|topo-verify ...");
             System.exit(2);
         }
         final Args parsed = new Args(args, 1);
@@ -32,6 +32,9 @@ public final class Main {
                 break;
             case "topo-prepare":
                 Topologies.prepare(parsed);
+                break;
+            case "topo-describe":
+                Topologies.describe(parsed);
                 break;
             case "topo-app":
                 Topologies.app(parsed);

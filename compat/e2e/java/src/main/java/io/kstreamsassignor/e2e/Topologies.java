@@ -40,6 +40,8 @@ import org.apache.kafka.streams.TopologyDescription;
  *       {@code D/<app>-<group>.txt} (the {@code Topology#describe()} text of the application as
  *       that group runs it) and prints one JSON line per application (sub-topologies, global
  *       stores, records).</li>
+ *   <li>{@code topo-describe --app A --prefix P --group G --out FILE}: writes the
+ *       {@code Topology#describe()} text of application A as group G runs it (no broker needed).</li>
  *   <li>{@code topo-app --app A --prefix P --group G …} (CountApp's options): runs application A
  *       as application id {@code P-A-G}, writing {@code P-A-G-out}.</li>
  *   <li>{@code topo-verify --bootstrap B --app A --prefix P --group G --base T --timeout-ms N}:
@@ -105,6 +107,13 @@ final class Topologies {
                     + ",\"expectedKeys\":" + app.expected(input).size() + "}");
             }
         }
+    }
+
+    static void describe(final Args args) throws Exception {
+        final Apps.App app = Apps.get(args.get("app"));
+        final String p = prefix(args, app);
+        Files.writeString(Path.of(args.get("out")),
+            Apps.topology(app, p, output(p, args.get("group"))).describe().toString(), StandardCharsets.UTF_8);
     }
 
     static void app(final Args args) throws Exception {
