@@ -54,11 +54,17 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
     let held = |a: &Assignment| stateful_counts(a, input);
     // A pair of a stateful and a stateless task moves a stateful task between P and R: allowed
     // where the spread of stateful loads per member gets no wider than the assignment's now.
-    let spread = Loads::new(&held(assignment), &caps).spread();
+    let mut held = held(assignment);
+    let spread = Loads::new(&held, &caps).spread();
+    // Each client's previous tasks, in task order, and each task's owner now: kept up to date
+    // as pairs are undone, instead of a scan of every task per client and pair.
+    let mut previous_of: Vec<Vec<&TaskId>> = vec![Vec::new(); assignment.clients.len()];
+    for (t, &q) in previous {
+        previous_of[q].push(t);
+    }
+    let mut owner: BTreeMap<TaskId, usize> =
+        assignment.clients.iter().enumerate().flat_map(|(i, c)| c.active_tasks.iter().map(move |t| (t.clone(), i))).collect();
     loop {
-        let owner: BTreeMap<&TaskId, usize> =
-            assignment.clients.iter().enumerate().flat_map(|(i, c)| c.active_tasks.iter().map(move |t| (t, i))).collect();
-        let held = held(assignment);
         let loads = Loads::new(&held, &caps);
         // The best pair: (u's new owner R is its previous one, t and u of one kind, of one
         // sub-topology, R's lag on u, the change in lag restored), then the first.
@@ -69,7 +75,7 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
             if gained.is_empty() {
                 continue;
             }
-            for (t, _) in previous.iter().filter(|&(_, &q)| q == p) {
+            for &t in &previous_of[p] {
                 let Some(&r) = owner.get(t).filter(|&&r| r != p) else { continue };
                 for &u in &gained {
                     let mixed = stateful(t) != stateful(u);
@@ -95,6 +101,15 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
         }
         let Some((_, p, r, t, u)) = best else { return };
         exchange(assignment, p, r, &t, &u);
+        // t is back on P, u on R; where one is stateful and the other not, the stateful one
+        // changed process.
+        match (stateful(&t), stateful(&u)) {
+            (true, false) => (held[p], held[r]) = (held[p] + 1, held[r] - 1),
+            (false, true) => (held[r], held[p]) = (held[r] + 1, held[p] - 1),
+            _ => {}
+        }
+        owner.insert(t, p);
+        owner.insert(u, r);
     }
 }
 
