@@ -17,7 +17,8 @@
 #     ms per size, from every DIR/*.tsv); DIR defaults to target/bench-streams. The plugin jar is
 #     plugin/target/kstreams-assignor-plugin-0.1.0.jar, built when missing or with
 #     --rebuild-plugin (mvn -q -B -f plugin/pom.xml package, which builds the native library);
-#     KSTREAMS_ASSIGNOR_NATIVE_LIBRARY points the assignor at another library.
+#     KSTREAMS_PLUGIN_JAR takes another plugin jar; KSTREAMS_ASSIGNOR_NATIVE_LIBRARY points the
+#     assignor at another native library.
 #   compat/bench-streams.sh chart OUT.svg TSV...
 #       Only the chart, from the given tables.
 #   compat/bench-streams.sh jmh [JMH ARGS]
@@ -29,7 +30,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 module="$here/bench-streams"
 jar="$module/target/kstreams-bench-streams.jar"
-plugin="$repo/plugin/target/kstreams-assignor-plugin-0.1.0.jar"
+plugin="${KSTREAMS_PLUGIN_JAR:-$repo/plugin/target/kstreams-assignor-plugin-0.1.0.jar}"
 
 chart() {
     local svg="$1"
@@ -116,7 +117,7 @@ build() {
 
 if [[ "${1:-}" == chart ]]; then
     shift
-    [[ $# -ge 2 ]] || { sed -n '2,25p' "$0" >&2; exit 2; }
+    [[ $# -ge 2 ]] || { sed -n '2,26p' "$0" >&2; exit 2; }
     chart "$@"
     exit 0
 fi
@@ -138,7 +139,7 @@ while [[ $# -gt 0 ]]; do
         --out) out="$2"; shift 2 ;;
         --rebuild-plugin) rebuild=1; shift ;;
         --) shift; extra=("$@"); break ;;
-        *) sed -n '2,25p' "$0" >&2; exit 2 ;;
+        *) sed -n '2,26p' "$0" >&2; exit 2 ;;
     esac
 done
 
@@ -148,7 +149,7 @@ case "$preset" in
     full) args=(--sizes 10x100,100x1000,1000x10000 --per-process 1,4 --cases cold,warm,warm-offsets
                 --own-at 1000x10000 --warmup 5 --warmup-ms 2000 --iterations 21 --first 5); heap=4g ;;
     huge) args=(--sizes 1000x100000 --per-process 1,4 --cases cold,warm,warm-offsets --own-at none
-                --warmup 2 --iterations 7 --first 3); heap=8g ;;
+                --warmup 2 --iterations 7 --first 2); heap=8g ;;
 esac
 if [[ ${#extra[@]} -gt 0 ]]; then
     args=("${extra[@]}")
@@ -156,6 +157,10 @@ fi
 
 if [[ "$rebuild" == 1 ]]; then
     rm -f "$plugin"
+fi
+if [[ -n "${KSTREAMS_PLUGIN_JAR:-}" && ! -f "$plugin" ]]; then
+    echo "no plugin jar at $plugin" >&2
+    exit 2
 fi
 build
 
@@ -165,7 +170,7 @@ if [[ -n "${KSTREAMS_ASSIGNOR_NATIVE_LIBRARY:-}" ]]; then
     native=("-Dkstreams.assignor.native.library=$KSTREAMS_ASSIGNOR_NATIVE_LIBRARY")
 fi
 {
-    echo "commit $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- src bridge plugin Cargo.toml Cargo.lock || echo ' (engine files modified)'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
+    echo "plugin jar $plugin of $(date -u -r "$plugin" '+%Y-%m-%d %H:%M UTC'); this tree at commit $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- src bridge plugin Cargo.toml Cargo.lock || echo ' (engine files modified)'); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
     echo
 } > "$out/$preset.md.head"
 java "-Xmx$heap" "${native[@]}" -cp "$classpath" io.kstreamsassignor.bench.streams.CoordinatorBench \

@@ -35,8 +35,9 @@ import java.util.Set;
  *
  * Prints a markdown table (and writes it to {@code --out}): per cell and assignor the median and
  * p90 milliseconds per call, the CPU milliseconds per call on the calling thread and on all Java
- * threads (the calling thread plus {@code optimized}'s worker thread; GC and JIT threads are not
- * Java threads and are not counted), failed calls, and the quality of the answers. Then
+ * threads (the calling thread plus {@code optimized}'s worker thread, for a call past its
+ * deadline until the worker is done; GC and JIT threads are not Java threads and are not
+ * counted), failed calls, and the quality of the answers. Then
  * {@code optimized}'s first call for a group it has not seen (fresh process ids, so no remembered
  * memory) against the next call on the same group.
  */
@@ -219,15 +220,15 @@ public final class CoordinatorBench {
         }
         final long t1 = System.nanoTime();
         final long cpu1 = THREADS.getCurrentThreadCpuTime();
+        if (error != null) {
+            // A call past its deadline leaves the engine running on the assignor's own thread:
+            // wait for it, so that it does not run beside the next calls (and count its CPU).
+            waitForIdleWorkers();
+        }
         final Map<Long, Long> after = threadCpu();
         long all = 0;
         for (final Map.Entry<Long, Long> e : after.entrySet()) {
             all += e.getValue() - before.getOrDefault(e.getKey(), 0L);
-        }
-        if (error != null) {
-            // A call past its deadline leaves the engine running on the assignor's own thread:
-            // wait for it, so that it does not run beside the next calls.
-            waitForIdleWorkers();
         }
         final Quality quality = answer == null ? null : Quality.of(answer, cell.call().spec(), size, cell.previous());
         return new Sample(t1 - t0, cpu1 - cpu0, all, error, quality);
@@ -287,7 +288,9 @@ public final class CoordinatorBench {
         String median = ms(percentile(wall(s), 50));
         if (row.assignor().equals("optimized")) {
             final Row sticky = find(rows, row.size(), row.perProcess(), row.kase(), "sticky");
-            if (sticky != null && !sticky.samples().isEmpty()) {
+            if (failed(row) > 0) {
+                median += " (failed calls timed until they failed)";
+            } else if (sticky != null && !sticky.samples().isEmpty()) {
                 median += String.format(Locale.ROOT, " (%.2f× sticky)", percentile(wall(s), 50) / percentile(wall(sticky.samples()), 50));
             }
         }
