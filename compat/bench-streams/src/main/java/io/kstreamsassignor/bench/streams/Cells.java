@@ -22,7 +22,8 @@ import java.util.Map;
  *   <li>{@code warm-offsets}: as {@code warm}, and the members report task offsets (lags) for
  *       the stateful tasks they hold;</li>
  *   <li>{@code warm-own}: as {@code warm-offsets}, but the previous assignment is
- *       {@code optimized}'s own answer for the group.</li>
+ *       {@code optimized}'s own answer for the group;</li>
+ *   <li>{@code stable-own}: the group of {@code warm-own} before its newcomer joins.</li>
  * </ul>
  */
 final class Cells {
@@ -105,6 +106,12 @@ final class Cells {
             case "warm-own":
                 previous = previous(size, perProcess, true, processPrefix);
                 newcomer = true;
+                withOffsets = true;
+                break;
+            case "stable-own":
+                // The group before the newcomer of warm-own joins: optimized's own target, offsets.
+                previous = previous(size, perProcess, true, processPrefix);
+                newcomer = false;
                 withOffsets = true;
                 break;
             default:
