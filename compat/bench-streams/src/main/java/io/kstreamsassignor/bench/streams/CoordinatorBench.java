@@ -91,7 +91,7 @@ public final class CoordinatorBench {
         assignors.put("optimized", optimized);
 
         final List<Row> rows = new ArrayList<>();
-        final List<String> failures = new ArrayList<>();
+        final Map<String, Integer> failures = new LinkedHashMap<>();
         final List<Integer> warmupRounds = new ArrayList<>();
         for (final Groups.Size size : sizes) {
             for (final int pp : perProcess) {
@@ -118,8 +118,8 @@ public final class CoordinatorBench {
                                 samples.get(name).add(s);
                             }
                             if (s.error() != null) {
-                                failures.add(String.format("%s, %d/process, %s, %s%s: %s", size, pp, kase, name,
-                                    warming ? " (warm-up call " + (rounds + 1) + ")" : "", s.error()));
+                                failures.merge(String.format("%s, %d/process, %s, %s, %s: %s", size, pp, kase, name,
+                                    warming ? "warm-up calls" : "measured calls", s.error()), 1, Integer::sum);
                             }
                         }
                         rounds++;
@@ -192,7 +192,7 @@ public final class CoordinatorBench {
         }
         if (!failures.isEmpty()) {
             out.append("\nfailed calls:\n\n");
-            failures.forEach(f -> out.append("- ").append(f).append('\n'));
+            failures.forEach((f, n) -> out.append("- ").append(n).append(" × ").append(f).append('\n'));
         }
         System.out.print(out);
         if (opts.containsKey("out")) {
