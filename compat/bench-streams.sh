@@ -81,13 +81,16 @@ for i, pp in enumerate(shapes):
             for k, s in enumerate(sizes):
                 for r in rows:
                     if (int(r["members"]), int(r["tasks"])) == s and int(r["per_process"]) == pp and r["case"] == c and r["assignor"] == a and float(r["median_ms"]) > 0:
-                        pts.append((x(k), y(float(r["median_ms"]))))
+                        pts.append((x(k), y(float(r["median_ms"])), int(r["failed"]) > 0))
             if not pts:
                 continue
             dash = f' stroke-dasharray="{dashes[c]}"' if dashes[c] else ""
-            svg.append(f'<polyline fill="none" stroke="{colors[a]}" stroke-width="1.6"{dash} points="' + " ".join(f"{px:.1f},{py:.1f}" for px, py in pts) + '"/>')
-            for px, py in pts:
-                svg.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="2.2" fill="{colors[a]}"/>')
+            svg.append(f'<polyline fill="none" stroke="{colors[a]}" stroke-width="1.6"{dash} points="' + " ".join(f"{px:.1f},{py:.1f}" for px, py, _ in pts) + '"/>')
+            for px, py, failed in pts:
+                if failed:
+                    svg.append(f'<path d="M{px - 5:.1f},{py - 5:.1f}L{px + 5:.1f},{py + 5:.1f}M{px - 5:.1f},{py + 5:.1f}L{px + 5:.1f},{py - 5:.1f}" stroke="{colors[a]}" stroke-width="2"/>')
+                else:
+                    svg.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="2.2" fill="{colors[a]}"/>')
 lx = ml + len(shapes) * (pw + 20)
 ly = mt + 6
 for a in ("sticky", "optimized"):
@@ -97,6 +100,9 @@ for a in ("sticky", "optimized"):
         svg.append(f'<text x="{lx + 32}" y="{ly + 4}">{a}, {c}</text>')
         ly += 16
 svg.append(f'<text x="{lx}" y="{ly + 10}" fill="#555">log scale, ms</text>')
+if any(int(r["failed"]) > 0 for r in rows):
+    svg.append(f'<text x="{lx}" y="{ly + 28}" fill="#555">×: calls failed (past the</text>')
+    svg.append(f'<text x="{lx}" y="{ly + 42}" fill="#555">deadline), timed until then</text>')
 svg.append("</svg>")
 with open(out, "w") as fh:
     fh.write("\n".join(svg) + "\n")
