@@ -14,6 +14,10 @@
 #
 #   compat/e2e/serve.sh        exit 0 when every check holds
 #
+# With E2E_PLUGIN_JAR (the Java plugin's jar, plugin/target/kstreams-assignor-plugin-0.1.0.jar) the
+# broker loads the `optimized` streams assignor, a third streams group selects it, and `serve
+# --probe` must put its prober in that group only.
+#
 # KSTREAMS_ASSIGNOR_BIN names a built binary (default: `cargo build`, target/debug); CHROMIUM the
 # browser (default /usr/bin/chromium). Needs Java 17, Maven, prometheus and promtool.
 set -euo pipefail
@@ -79,6 +83,12 @@ refuses() {
     echo "ok: exit $got: $(grep -m1 "^error" "$work/refused.err")"
 }
 
+plugin_jar="${E2E_PLUGIN_JAR:-}"
+if [[ -n "$plugin_jar" ]]; then
+    [[ -f "$plugin_jar" ]] || { echo "E2E_PLUGIN_JAR: no file $plugin_jar" >&2; exit 1; }
+    export KAFKA_EXTRA_CLASSPATH="$plugin_jar"
+    export KAFKA_EXTRA_PROPERTIES="group.streams.assignors=sticky,io.kstreamsassignor.plugin.OptimizedStreamsTaskAssignor"
+fi
 "$root/compat/kafka/broker.sh" start
 refuses 2 "needs --token" --bootstrap "$bootstrap" --listen "0.0.0.0:$serve_port"
 refuses 2 "not a regular expression" --bootstrap "$bootstrap" --listen "127.0.0.1:$serve_port" --groups "app("
@@ -145,12 +155,22 @@ for i in a b; do
 done
 # Kafka Streams does not leave a classic group on close: its member expires after the session.
 "$work/instance.sh" "$gone" a session.timeout.ms=6000
+probe_args=() probe_check=()
+if [[ -n "$plugin_jar" ]]; then
+    probed="serve-probed-$stamp"
+    java -cp "$jar" "$here/SetGroupConfig.java" "$bootstrap" "$probed" streams.assignor.name optimized >"$work/set-config.out" 2>&1 ||
+        { cat "$work/set-config.out" >&2; exit 1; }
+    "$work/instance.sh" "$probed" a group.protocol=streams
+    probe_args=(--probe --probe-interval 2)
+    probe_check=(--group "$probed:streams" --probed-group "$probed")
+fi
 settle "$classic" 2
 settle "$streams" 2
 settle "$gone" 1
+[[ -z "$plugin_jar" ]] || settle "$probed" 1
 
 "$bin" serve --bootstrap "$bootstrap" --listen "127.0.0.1:$serve_port" --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" \
-    --token "$token" --interval 1 --discovery-interval 2 --timeout 3s --config acceptable.recovery.lag=100 \
+    --token "$token" --interval 1 --discovery-interval 2 --timeout 3s --config acceptable.recovery.lag=100 "${probe_args[@]}" \
     >"$work/serve.out" 2>"$work/serve.err" &
 echo $! >"$work/serve.pid"
 
@@ -180,7 +200,7 @@ echo $! >"$work/prometheus.pid"
 broker_pid="$(cat "$KAFKA_WORK/broker.pid")"
 python3 "$here/serve_check.py" --serve "https://127.0.0.1:$serve_port" --token "$token" --ca "$work/ca.pem" \
     --prometheus "http://127.0.0.1:$prom_port" --bin "$bin" --bootstrap "$bootstrap" --chromium "$chromium" \
-    --group "$classic:classic" --group "$streams:streams" \
+    --group "$classic:classic" --group "$streams:streams" "${probe_check[@]}" \
     --new-group "$new" --new-group-cmd "'$work/instance.sh' '$new' a group.protocol=streams" \
     --alert-group "$streams" --alert-stop "'$work/stop.sh' '$streams' a b" \
     --alert-start "'$work/instance.sh' '$streams' a group.protocol=streams; '$work/instance.sh' '$streams' b group.protocol=streams" \

@@ -237,6 +237,24 @@ def pause_checks(args, serve, prom, groups):
     say(f"ok: the broker continued: every group's look succeeds again after {time.monotonic() - start:.1f} s")
 
 
+def prober_checks(args, prom, groups):
+    """With --probe: the prober in the optimized group (a member without a task), none elsewhere."""
+    joined = f'kstreams_group_prober_joined{{group="{args.probed_group}"}} == 1'
+    until("the prober joins the optimized group", 120, 1, lambda: prom.query(joined))
+
+    def probed_member():
+        g = describe(args, args.probed_group)
+        idle = [m for m in (g or {}).get("members", []) if not any(
+            m["targetAssignment"][k] for k in ("activeTasks", "standbyTasks", "warmupTasks"))]
+        return len(idle) == 1 and len(g["members"]) == 2 and g
+    until("describe shows the prober, without a task, beside the instance", 60, 1, probed_member)
+    others = [g for g, kind in groups.items() if kind == "streams" and g != args.probed_group]
+    for g in others:
+        assert not prom.query(f'kstreams_group_prober_joined{{group="{g}"}} == 1'), f"a prober joined {g}, assigned by sticky"
+    say(f"ok: --probe: a prober joined {args.probed_group} (assigned by optimized) as a member without a task; "
+        f"none joined {', '.join(others)} (sticky)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     for a in ("serve", "token", "ca", "prometheus", "bin", "bootstrap", "new-group", "new-group-cmd", "alert-group", "alert-stop",
@@ -244,6 +262,7 @@ def main():
         ap.add_argument("--" + a, required=True)
     ap.add_argument("--group", action="append", required=True, help="NAME:KIND")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--probed-group")
     args = ap.parse_args()
     serve, prom = Serve(args), Prometheus(args.prometheus)
     groups = dict(g.rsplit(":", 1) for g in args.group)
@@ -255,6 +274,8 @@ def main():
     until("up == 1", 30, 0.5, lambda: prom.query('up{job="kstreams"} == 1'))
     say(f"ok: Prometheus scrapes {t['scrapeUrl']} (health {t['health']}, lastError empty, last scrape "
         f"{t['lastScrapeDuration'] * 1000:.1f} ms), up == 1")
+    if args.probed_group:
+        prober_checks(args, prom, groups)
     for group, kind in groups.items():
         compare(args, prom, group, kind)
     scrape_checks(args, serve)

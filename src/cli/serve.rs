@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use kstreams_assignor::engine;
 use kstreams_assignor::views::serve::fleet::{Fleet, FleetOptions};
+use kstreams_assignor::views::serve::probers::{ProberOptions, Probers};
 use kstreams_assignor::views::serve::site::ServeSite;
 use kstreams_assignor::views::serve::tls;
 use kstreams_assignor::views::ui::{self, UiError, server};
@@ -65,6 +66,14 @@ pub(crate) struct ServeArgs {
     /// copies, so off by default.
     #[arg(long)]
     task_metrics: bool,
+    /// Also run `probe`'s prober in every streams group whose broker assignor is `optimized` (a
+    /// member that takes no task and makes the coordinator assign again when a warm-up has caught
+    /// up), one thread per group; groups of another assignor are left alone.
+    #[arg(long)]
+    probe: bool,
+    /// Seconds between a prober's looks, with --probe (a number above 0).
+    #[arg(long, value_name = "SECS", value_parser = super::parse_seconds, default_value = "10", requires = "probe")]
+    probe_interval: Duration,
     /// Stop after this many seconds (a number above 0).
     #[arg(long, value_name = "SECS", value_parser = super::parse_seconds)]
     exit_after: Option<Duration>,
@@ -107,6 +116,16 @@ pub(crate) fn serve(args: ServeArgs) -> Result<String, CliError> {
     };
     let mut options = FleetOptions::new(args.bootstrap.clone());
     options.security = args.net.security()?;
+    let probers = args.probe.then(|| {
+        let mut p = ProberOptions::new(&args.bootstrap);
+        p.security = options.security.clone();
+        p.timeout = args.net.timeout.unwrap_or(Duration::from_secs(10));
+        p.interval = args.probe_interval;
+        Probers::new(
+            p,
+            Arc::new(|group: &str, what: &str| say(&format!("prober of {group}: {what}"))),
+        )
+    });
     options.timeout = args.net.timeout.unwrap_or(Duration::from_secs(10));
     options.interval = args.interval;
     options.discovery_interval = args.discovery_interval;
@@ -156,6 +175,9 @@ pub(crate) fn serve(args: ServeArgs) -> Result<String, CliError> {
     // A line when the cluster goes away or comes back, or the number of groups changes.
     let last = std::sync::Mutex::new(None::<Result<usize, ()>>);
     let on_discovery = |r: Result<usize, &str>| {
+        if let (Some(p), Ok(_)) = (&probers, r) {
+            p.sync(&fleet);
+        }
         let mut last = last
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -139,6 +139,11 @@ impl Fleet {
         Some(lock(&follow).page().clone())
     }
 
+    /// Whether `group` is followed.
+    pub fn follows(&self, group: &str) -> bool {
+        lock(&self.slots).contains_key(group)
+    }
+
     /// The groups followed.
     pub fn groups(&self) -> Vec<String> {
         lock(&self.slots).keys().cloned().collect()
@@ -289,7 +294,11 @@ impl Fleet {
             }
             while !stop.load(Ordering::SeqCst) {
                 match self.discover_once() {
-                    Ok(()) => on_discovery(Ok(lock(&self.slots).len())),
+                    Ok(()) => {
+                        // Not under the lock: the caller may look at the fleet.
+                        let followed = lock(&self.slots).len();
+                        on_discovery(Ok(followed));
+                    }
                     Err(e) => on_discovery(Err(&e)),
                 }
                 let until = Instant::now() + self.options.discovery_interval;

@@ -151,6 +151,8 @@ pub struct Metrics {
     cluster_reachable: GaugeF,
     groups: GaugeF,
     discoveries: Family<Labels, Counter>,
+    prober_joined: Family<Labels, GaugeF>,
+    probes: Family<Labels, Counter>,
     /// Per group, its series set.
     set: Mutex<HashMap<String, GroupSeries>>,
 }
@@ -229,6 +231,18 @@ impl Metrics {
             "Discoveries of the cluster's groups, by result (ok, failed)",
             discoveries.clone(),
         );
+        let prober_joined = Family::<Labels, GaugeF>::default();
+        registry.register(
+            "kstreams_group_prober_joined",
+            "With --probe: whether the group's prober is in the group (1) or not (0)",
+            prober_joined.clone(),
+        );
+        let probes = Family::<Labels, Counter>::default();
+        registry.register(
+            "kstreams_group_probes",
+            "With --probe: times the group's prober made the coordinator assign again",
+            probes.clone(),
+        );
         for result in ["ok", "failed"] {
             // Both results written from the start, at 0.
             let _ = looks.get_or_create(&vec![("result", result.to_owned())]);
@@ -245,6 +259,8 @@ impl Metrics {
             cluster_reachable,
             groups,
             discoveries,
+            prober_joined,
+            probes,
             set: Mutex::new(HashMap::new()),
         }
     }
@@ -360,12 +376,29 @@ impl Metrics {
         }
     }
 
+    /// Whether `group`'s prober is in the group.
+    pub fn prober(&self, group: &str, joined: bool) {
+        self.prober_joined
+            .get_or_create(&vec![("group", group.to_owned())])
+            .set(if joined { 1.0 } else { 0.0 });
+    }
+
+    /// Counts a probe of `group`'s prober.
+    pub fn probed(&self, group: &str) {
+        self.probes
+            .get_or_create(&vec![("group", group.to_owned())])
+            .inc();
+    }
+
     /// Removes every series of `group` (no longer followed).
     pub fn forget(&self, group: &str) {
         let mut set = self
             .set
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.prober_joined
+            .remove(&vec![("group", group.to_owned())]);
+        self.probes.remove(&vec![("group", group.to_owned())]);
         if let Some(series) = set.remove(group) {
             for (i, labels) in series.gauges {
                 self.gauges[i].remove(&labels);
