@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::serve_probe::{ProberOptions, Probers};
 use kstreams_assignor::engine;
 use kstreams_assignor::views::serve::fleet::{Fleet, FleetOptions};
-use kstreams_assignor::views::serve::probers::{ProberOptions, Probers};
 use kstreams_assignor::views::serve::site::ServeSite;
 use kstreams_assignor::views::serve::tls;
 use kstreams_assignor::views::ui::{self, UiError, server};
@@ -197,5 +197,9 @@ pub(crate) fn serve(args: ServeArgs) -> Result<String, CliError> {
     fleet
         .run(&stop, &on_discovery)
         .map_err(|e| format!("cannot start the look threads: {e}"))?;
+    if let Some(p) = &probers {
+        // Each prober leaves its group, within a request's deadline.
+        p.stop_all(args.net.timeout.unwrap_or(Duration::from_secs(10)));
+    }
     Ok(format!("followed {} group(s)\n", fleet.groups().len()))
 }

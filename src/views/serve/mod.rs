@@ -10,14 +10,14 @@
 //! Prometheus metric families, [`site`] serves them at `/metrics`, a home page that lists every
 //! group at a glance ([`home`]), and each group's `ui` page (its [`LiveState`]) under `/groups/NAME/`, with
 //! `ui`'s token and listen rules ([`access_for`](crate::views::ui::access_for)), over TLS when
-//! given a certificate and key ([`tls`]). With `--probe`, [`probers`] runs `probe`'s prober for
-//! every streams group that the broker's `optimized` assignor assigns.
+//! given a certificate and key ([`tls`]). (`serve --probe` adds `probe`'s prober in each streams
+//! group the broker's `optimized` assignor assigns: the command line runs it, as a member stands
+//! beside the views, not in them.)
 
 pub mod discover;
 pub mod fleet;
 pub mod home;
 pub mod metrics;
-pub mod probers;
 pub mod site;
 pub mod tls;
 

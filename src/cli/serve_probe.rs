@@ -1,4 +1,4 @@
-//! `serve --probe`: the prober of [`probe`](crate::member::streams::StreamsProber) built in, one
+//! `serve --probe`: the prober of `probe` (`member::streams::StreamsProber`) built in, one
 //! thread per probed group.
 //!
 //! After each discovery, every streams group followed without a prober gets one. The prober
@@ -15,35 +15,34 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::fleet::Fleet;
-use crate::client::net::client_config::Security;
-use crate::member::MemberConfig;
-use crate::member::streams::{ProbeError, ProbeEvent, StreamsEvent, StreamsProber};
-use crate::views::watch::Protocol;
+use kstreams_assignor::client::net::client_config::Security;
+use kstreams_assignor::member::MemberConfig;
+use kstreams_assignor::member::streams::{ProbeError, ProbeEvent, StreamsEvent, StreamsProber};
+use kstreams_assignor::views::serve::fleet::Fleet;
+use kstreams_assignor::views::watch::Protocol;
 
 /// How long a group that another assignor than `optimized` assigns waits before it is asked again.
-pub const NOT_OPTIMIZED_RETRY: Duration = Duration::from_secs(300);
+pub(crate) const NOT_OPTIMIZED_RETRY: Duration = Duration::from_secs(300);
 /// How long a group whose prober failed (no topology yet, the cluster gone) waits before another.
-pub const RETRY: Duration = Duration::from_secs(30);
+pub(crate) const RETRY: Duration = Duration::from_secs(30);
 
 /// Where and how the probers reach the brokers.
 #[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct ProberOptions {
+pub(crate) struct ProberOptions {
     /// Bootstrap servers.
-    pub bootstrap: Vec<String>,
+    pub(crate) bootstrap: Vec<String>,
     /// How every connection is secured.
-    pub security: Security,
+    pub(crate) security: Security,
     /// Each request's deadline.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// The time between a prober's looks.
-    pub interval: Duration,
+    pub(crate) interval: Duration,
 }
 
 impl ProberOptions {
     /// Probers through `bootstrap` (comma-separated servers): plaintext, a 10 s timeout, a look
     /// every 10 s.
-    pub fn new(bootstrap: &str) -> Self {
+    pub(crate) fn new(bootstrap: &str) -> Self {
         Self {
             bootstrap: bootstrap
                 .split(',')
@@ -66,10 +65,10 @@ struct Slot {
 }
 
 /// What a prober tells: its group, and a sentence.
-pub type ProberNote = Arc<dyn Fn(&str, &str) + Send + Sync>;
+pub(crate) type ProberNote = Arc<dyn Fn(&str, &str) + Send + Sync>;
 
 /// The probers of the fleet's streams groups.
-pub struct Probers {
+pub(crate) struct Probers {
     options: ProberOptions,
     slots: Mutex<BTreeMap<String, Slot>>,
     note: ProberNote,
@@ -77,7 +76,7 @@ pub struct Probers {
 
 impl Probers {
     /// No prober yet; `note` hears each prober join and stop, and why.
-    pub fn new(options: ProberOptions, note: ProberNote) -> Self {
+    pub(crate) fn new(options: ProberOptions, note: ProberNote) -> Self {
         Self {
             options,
             slots: Mutex::new(BTreeMap::new()),
@@ -87,7 +86,7 @@ impl Probers {
 
     /// Starts a prober for each streams group `fleet` follows that has none (or whose last one
     /// ended and may be tried again) and stops those of groups no longer followed.
-    pub fn sync(&self, fleet: &Arc<Fleet>) {
+    pub(crate) fn sync(&self, fleet: &Arc<Fleet>) {
         let groups = fleet.protocols();
         let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
         slots.retain(|g, s| {
@@ -135,7 +134,7 @@ impl Probers {
     }
 
     /// Stops every prober (each leaves its group) and waits up to `within` for them to end.
-    pub fn stop_all(&self, within: Duration) {
+    pub(crate) fn stop_all(&self, within: Duration) {
         let until = Instant::now() + within;
         let slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
         for s in slots.values() {
