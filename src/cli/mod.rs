@@ -5,6 +5,7 @@ pub(crate) mod io;
 pub(crate) mod lead;
 pub(crate) mod probe;
 pub(crate) mod serve;
+pub(crate) mod serve_probe;
 pub(crate) mod streams_member;
 pub(crate) mod simulate;
 pub(crate) mod ui;
