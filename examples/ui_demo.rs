@@ -66,7 +66,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for _ in 0..5 {
             feed(look(epoch, &promoted), &mut watcher);
         }
-        let lost = Report::Lost { error: "cannot connect to made-up:9092: connection refused".into(), unreachable: true };
+        let since_ms = kstreams_assignor::client::now_ms();
+        let lost = Report::Lost { error: "cannot connect to made-up:9092: connection refused".into(), unreachable: true, since_ms };
         state.apply(&lost, watcher.summary());
         std::thread::sleep(Duration::from_secs(5));
         state.apply(&Report::Back(Duration::from_secs(5)), watcher.summary());
