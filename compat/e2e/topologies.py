@@ -11,7 +11,9 @@ named processors, independent sub-topologies), on one Kafka 4.4.0 broker:
    on SIGTERM; the Java instance's output must then be exact.
 2. classic protocol (group <prefix>-<app>-c): `lead --topology <the describe() text>` joins first
    and leads a Java instance: every task assigned and the instance RUNNING with all of them, the
-   output exact.
+   output exact. For an application that fixes a repartition topic's partition count (`multi`),
+   which neither the text nor the members' subscriptions show, `lead` gets the topology JSON with
+   the count instead (docs/topology.md), as topo-prepare writes it.
 3. classic protocol, wrong topology (group <prefix>-<app>-w): `lead` with the topology missing
    that sub-topology must exit non-zero with an `error:` sentence once the Java instance joins,
    without handing out an assignment.
@@ -453,8 +455,14 @@ def run_app(app, info):
     wrong.write_text(text)
     row.data["removedSubtopology"], row.data["removedReads"] = sid, reads
     t0 = time.monotonic()
+    # A classic leader cannot see a fixed repartition count (Repartitioned.withNumberOfPartitions)
+    # in the members' subscriptions, nor in the describe() text: for an application that fixes one,
+    # topo-prepare also writes the topology JSON with the count, and `lead` is given that.
+    classic = WORK / "topologies" / f"{app}-c.json"
+    if not classic.exists():
+        classic = WORK / "topologies" / f"{app}-c.txt"
     for name, phase, args in (("streams", streams_phase, (right, wrong)),
-                              ("classic", classic_phase, (WORK / "topologies" / f"{app}-c.txt",)),
+                              ("classic", classic_phase, (classic,)),
                               ("classic wrong", classic_wrong_phase, (wrong,))):
         try:
             phase(row, app, *args)

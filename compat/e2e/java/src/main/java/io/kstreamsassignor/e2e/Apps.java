@@ -61,6 +61,14 @@ final class Apps {
 
         /** The exact final output of {@code input}. */
         Map<String, String> expected(List<Rec> input);
+
+        /**
+         * The partition counts it fixes ({@code Repartitioned.withNumberOfPartitions}), by repartition
+         * topic (raw name), which its {@code Topology#describe()} text does not show.
+         */
+        default Map<String, Integer> fixedPartitions() {
+            return Map.of();
+        }
     }
 
     static final List<App> ALL = List.of(
@@ -614,6 +622,10 @@ final class Apps {
     static final class Multi implements App {
         public String name() {
             return "multi";
+        }
+
+        public Map<String, Integer> fixedPartitions() {
+            return Map.of("by-value-repartition", 2);
         }
 
         public Map<String, Integer> inputs() {

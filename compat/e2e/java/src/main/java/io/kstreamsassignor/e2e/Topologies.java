@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -39,9 +40,11 @@ import org.apache.kafka.streams.TopologyDescription;
  *       {@code P-<app>-<group>-out} per group suffix, produces its input, writes
  *       {@code D/<app>-<group>.txt} (the {@code Topology#describe()} text of the application as
  *       that group runs it) and prints one JSON line per application (sub-topologies, global
- *       stores, records).</li>
- *   <li>{@code topo-describe --app A --prefix P --group G --out FILE}: writes the
- *       {@code Topology#describe()} text of application A as group G runs it (no broker needed).</li>
+ *       stores, records); for an application that fixes repartition partition counts also
+ *       {@code D/<app>-<group>.json}, its topology in the crate's topology JSON with those counts.</li>
+ *   <li>{@code topo-describe --app A --prefix P --group G --out FILE [--json FILE]}: writes the
+ *       {@code Topology#describe()} text of application A as group G runs it (no broker needed);
+ *       with {@code --json FILE} also its topology JSON, as topo-prepare writes it.</li>
  *   <li>{@code topo-app --app A --prefix P --group G …} (CountApp's options): runs application A
  *       as application id {@code P-A-G}, writing {@code P-A-G-out}.</li>
  *   <li>{@code topo-verify --bootstrap B --app A --prefix P --group G --base T --timeout-ms N}:
@@ -101,6 +104,10 @@ final class Topologies {
                     final Topology t = Apps.topology(app, p, output(p, g));
                     d = t.describe();
                     Files.writeString(dir.resolve(app.name() + "-" + g + ".txt"), d.toString(), StandardCharsets.UTF_8);
+                    if (!app.fixedPartitions().isEmpty()) {
+                        Files.writeString(dir.resolve(app.name() + "-" + g + ".json"),
+                            topologyJson(d, p + "-" + g, app.fixedPartitions()), StandardCharsets.UTF_8);
+                    }
                 }
                 System.out.println("{\"app\":\"" + app.name() + "\",\"subtopologies\":" + d.subtopologies().size()
                     + ",\"globalStores\":" + d.globalStores().size() + ",\"records\":" + input.size()
@@ -109,11 +116,60 @@ final class Topologies {
         }
     }
 
+    /**
+     * The crate's topology JSON (docs/topology.md) of a topology without joins, with the fixed
+     * partition counts its describe() text does not show: per sub-topology its source and sink
+     * topics and stores; repartition topics are those one sub-topology writes and another reads.
+     */
+    static String topologyJson(final TopologyDescription d, final String applicationId, final Map<String, Integer> fixed) {
+        final Map<Integer, List<String>> sources = new TreeMap<>();
+        final Map<Integer, List<String>> sinks = new TreeMap<>();
+        final Map<Integer, List<String>> stores = new TreeMap<>();
+        for (final TopologyDescription.Subtopology sub : d.subtopologies()) {
+            final java.util.TreeSet<String> in = new java.util.TreeSet<>();
+            final java.util.TreeSet<String> out = new java.util.TreeSet<>();
+            final java.util.TreeSet<String> st = new java.util.TreeSet<>();
+            for (final TopologyDescription.Node n : sub.nodes()) {
+                if (n instanceof TopologyDescription.Source) {
+                    in.addAll(((TopologyDescription.Source) n).topicSet());
+                } else if (n instanceof TopologyDescription.Sink && ((TopologyDescription.Sink) n).topic() != null) {
+                    out.add(((TopologyDescription.Sink) n).topic());
+                } else if (n instanceof TopologyDescription.Processor) {
+                    st.addAll(((TopologyDescription.Processor) n).stores());
+                }
+            }
+            if (in.size() > 1) {
+                throw new IllegalStateException("sub-topology " + sub.id() + " reads " + in + ": a join needs its co-partition group");
+            }
+            sources.put(sub.id(), new ArrayList<>(in));
+            sinks.put(sub.id(), new ArrayList<>(out));
+            stores.put(sub.id(), new ArrayList<>(st));
+        }
+        final java.util.TreeSet<String> read = new java.util.TreeSet<>();
+        sources.values().forEach(read::addAll);
+        final java.util.TreeSet<String> repartition = new java.util.TreeSet<>();
+        sinks.values().forEach(l -> l.stream().filter(t -> read.contains(t) && t.endsWith("-repartition")).forEach(repartition::add));
+        final Function<List<String>, String> list = l -> l.stream().map(t -> "\"" + t + "\"").collect(Collectors.joining(", ", "[", "]"));
+        final StringBuilder b = new StringBuilder("{\n  \"applicationId\": \"" + applicationId + "\",\n  \"subtopologies\": [\n");
+        b.append(sources.keySet().stream().map(id -> "    {\"id\": " + id + ", \"sourceTopics\": " + list.apply(sources.get(id))
+            + ", \"sinkTopics\": " + list.apply(sinks.get(id)) + ", \"stores\": "
+            + stores.get(id).stream().map(s -> "{\"name\": \"" + s + "\"}").collect(Collectors.joining(", ", "[", "]")) + "}")
+            .collect(Collectors.joining(",\n")));
+        b.append("\n  ],\n  \"repartitionTopics\": [");
+        b.append(repartition.stream().map(t -> "{\"name\": \"" + t + "\"" + (fixed.containsKey(t) ? ", \"partitions\": " + fixed.get(t) : "") + "}")
+            .collect(Collectors.joining(", ")));
+        return b.append("]\n}\n").toString();
+    }
+
     static void describe(final Args args) throws Exception {
         final Apps.App app = Apps.get(args.get("app"));
         final String p = prefix(args, app);
-        Files.writeString(Path.of(args.get("out")),
-            Apps.topology(app, p, output(p, args.get("group"))).describe().toString(), StandardCharsets.UTF_8);
+        final TopologyDescription d = Apps.topology(app, p, output(p, args.get("group"))).describe();
+        Files.writeString(Path.of(args.get("out")), d.toString(), StandardCharsets.UTF_8);
+        if (!args.get("json", "").isEmpty()) {
+            Files.writeString(Path.of(args.get("json")), topologyJson(d, p + "-" + args.get("group"), app.fixedPartitions()),
+                StandardCharsets.UTF_8);
+        }
     }
 
     static void app(final Args args) throws Exception {
