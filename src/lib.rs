@@ -24,6 +24,7 @@
 
 pub mod engine;
 pub mod flow;
+pub mod interrupt;
 #[cfg(feature = "net")]
 pub mod client;
 mod jdk;

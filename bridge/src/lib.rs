@@ -55,8 +55,15 @@ static STREAMS: LazyLock<StreamsSessions> = LazyLock::new(StreamsSessions::new);
 /// One call of the broker's streams `TaskAssignor`: request bytes → response bytes, or the
 /// message of the exception to throw. Calls for different groups run side by side.
 pub fn assign_streams_bytes(request: &[u8]) -> Result<Vec<u8>, String> {
+    assign_streams_within(request, None)
+}
+
+/// [`assign_streams_bytes`] within `budget`, counted from now: past it the engine stops at its
+/// next checkpoint and the call fails, leaving nothing running (`None`: no deadline).
+pub fn assign_streams_within(request: &[u8], budget: Option<std::time::Duration>) -> Result<Vec<u8>, String> {
+    let deadline = budget.map(|b| Instant::now() + b);
     let request = StreamsRequest::decode(request).map_err(|e| e.to_string())?;
-    let response = STREAMS.assign(&request).map_err(|e| e.to_string())?;
+    let response = STREAMS.assign_until(&request, deadline).map_err(|e| e.to_string())?;
     let bytes = response.encode();
     free_later(Box::new((request, response)));
     Ok(bytes)
@@ -144,6 +151,24 @@ pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_assignStream
     bytes_call(&mut env, &request, assign_streams_bytes)
 }
 
+/// `static native byte[] assignStreamsWithin(byte[] request, long budgetNanos)`: the broker's
+/// streams assignor with a deadline `budgetNanos` from now (≤ 0: already due).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_assignStreamsWithin<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+    request: JByteArray<'local>,
+    budget_nanos: jni::sys::jlong,
+) -> jbyteArray {
+    let budget = std::time::Duration::from_nanos(u64::try_from(budget_nanos).unwrap_or(0));
+    let result = guarded(|| {
+        let bytes = env.convert_byte_array(&request).map_err(|e| format!("cannot read the request bytes: {e}"))?;
+        let response = assign_streams_within(&bytes, Some(budget))?;
+        env.byte_array_from_slice(&response).map_err(|e| format!("cannot hand the response to the JVM: {e}"))
+    });
+    answer(&mut env, result, |array| array.into_raw())
+}
+
 /// `static native String version()`: the native library's version.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kstreamsassignor_plugin_NativeEngine_version<'local>(
@@ -210,6 +235,15 @@ mod tests {
         let one = StreamsRequest::new(1, StreamsGroupSpec::new([StreamsMemberSpec::new("m", "p")]), topology);
         let response = assign_streams_bytes(&one.encode()).unwrap();
         assert_eq!(&response[..8], &[0, 0, 0, 1, 0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn a_streams_call_past_its_deadline_fails_in_words_and_one_within_it_answers() {
+        let topology = StreamsTopology::new([StreamsSubtopology::new("0", 8, true)]);
+        let one = StreamsRequest::new(1, StreamsGroupSpec::new([StreamsMemberSpec::new("m", "p")]), topology);
+        let err = assign_streams_within(&one.encode(), Some(std::time::Duration::ZERO)).unwrap_err();
+        assert!(err.contains("stopped at its deadline"), "{err}");
+        assert!(assign_streams_within(&one.encode(), Some(std::time::Duration::from_secs(60))).is_ok());
     }
 
     #[test]

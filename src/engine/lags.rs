@@ -37,6 +37,7 @@ impl LagIndex {
         // Counts, then a prefix sum, then each client's reports in its task's range.
         let mut report_starts = vec![0u32; tasks + 1];
         for c in 0..model.num_clients() {
+            crate::interrupt::tick();
             for &t in model.reported(c).tasks() {
                 if model.stateful[t as usize] {
                     report_starts[t as usize + 1] += 1;
@@ -49,6 +50,7 @@ impl LagIndex {
         let mut fill = report_starts[..tasks].to_vec();
         let mut reported = vec![(0i64, 0 as Client); report_starts[tasks] as usize];
         for c in 0..model.num_clients() {
+            crate::interrupt::tick();
             for (t, sum) in model.reported(c).iter() {
                 if model.stateful[t as usize] {
                     // `Model::lag` of `c` on `t`, from the offset sum at hand.

@@ -65,9 +65,12 @@ impl<'a> Model<'a> {
         // Every task once (the two sets are disjoint), with whether it is stateful.
         let stateful_ids = input.stateful_tasks.iter().map(|t| (t, true));
         let mut sorted: Vec<(&'a TaskId, bool)> = stateful_ids.chain(input.stateless_tasks.iter().map(|t| (t, false))).collect();
+        crate::interrupt::checkpoint();
         sorted.sort_by(|a, b| cmp_task_ids(a.0, b.0));
+        crate::interrupt::checkpoint();
         let tasks: Vec<&'a TaskId> = sorted.iter().map(|&(t, _)| t).collect();
         let task_index = TaskIndex::new(&tasks);
+        crate::interrupt::checkpoint();
         let index_of = |id: &TaskId| task_index.get(&tasks, id);
         let stateful: Vec<bool> = sorted.iter().map(|&(_, s)| s).collect();
         drop(sorted);
@@ -101,6 +104,7 @@ impl<'a> Model<'a> {
         let mut seen = HashSet::new();
         let mut clients = Vec::with_capacity(input.clients.len());
         for c in &input.clients {
+            crate::interrupt::tick();
             if !seen.insert(c.process_id) {
                 return Err(InputError::DuplicateProcessId(c.process_id));
             }

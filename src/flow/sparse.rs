@@ -218,6 +218,7 @@ fn solve(costs: &SparseCosts, capacities: &[usize], eager: bool) -> Result<Match
     let mut solver = Solver::new(costs, capacities);
     solver.indexed.fill(eager);
     for task in 0..costs.tasks() {
+        crate::interrupt::checkpoint();
         solver.place(task);
     }
     let total: i128 = solver.client_of.iter().enumerate().map(|(t, &c)| i128::from(costs.cost(t, c as usize))).sum();

@@ -76,6 +76,13 @@ pub enum PluginError {
     /// The streams assignor refused the group ([`streams`]).
     #[error("the streams assignor refused the group: {0}")]
     Streams(#[from] engine::streams::StreamsAssignError),
+    /// The call's deadline passed: the engine stopped at its next checkpoint, and nothing of
+    /// the call is left running ([`streams::StreamsSessions::assign_until`]).
+    #[error("the assignment was stopped at its deadline, {budget_ms} ms after it started: nothing of it runs on")]
+    Interrupted {
+        /// The time the call was given.
+        budget_ms: u64,
+    },
 }
 
 /// A request made ready for the engine: its input and what the response needs.

@@ -175,6 +175,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
         let mut placement = Placement::new(&model);
         let imbalance = imbalance(&model);
 
+        crate::interrupt::checkpoint();
         // 1–2. Quotas and the target of the stateful actives.
         let stateful = &model.stateful_tasks;
         let owners = previous_owners(&model);
@@ -182,6 +183,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
         // caught-up holder of when their owner is gone or behind.
         let mut claims = vec![0usize; n];
         for &t in stateful {
+            crate::interrupt::tick();
             let keeper = owners[t as usize]
                 .filter(|&c| lags.is_caught_up(c, t))
                 .or_else(|| best_caught_up(&model, &lags, t, None, &owners));
@@ -202,6 +204,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
         // the solver and the trades find its room; it is built again for step 3 (the same
         // index, from the same model; 0.1 s at a million tasks).
         let mut target = stateful_target(&model, lags, &rates, &caps, &quotas, &owners)?;
+        crate::interrupt::checkpoint();
         let lags = LagIndex::new(&model);
         // Rack awareness (KIP-925), where Kafka's assignor would apply it: the target's tasks
         // re-placed for less cross-rack traffic, each client keeping its number of them.
@@ -212,6 +215,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
             target = rack_target(&model, &mut *rack, &target, traffic, non_overlap);
         }
 
+        crate::interrupt::checkpoint();
         // 3. Actives: on the target when it is caught up, else where availability is kept.
         let mut pending: Vec<(Task, Client)> = Vec::new();
         for (k, &t) in stateful.iter().enumerate() {
@@ -228,6 +232,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
         // index, from the same model; 0.1 s at a million tasks, for 55 MB of the peak).
         drop((owners, target, lags));
 
+        crate::interrupt::checkpoint();
         // 4. Standbys.
         let wanted = usize::try_from(configs.num_standby_replicas.max(0)).unwrap_or(0).min(n - 1);
         if !configs.rack_aware_assignment_tags.is_empty() && configs.num_standby_replicas != 0 {
@@ -260,6 +265,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
             progressing.push((t, d));
         }
 
+        crate::interrupt::checkpoint();
         // 5. Spares: the copies moved standbys leave behind, then the warm-up budget no move
         // needs, and `max.spare.replicas`, keep copies where a crash would cost most.
         let extra = usize::try_from(configs.max_spare_replicas).unwrap_or(0);
@@ -267,6 +273,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
         let mut spares = keep_fresher_copies(&model, &lags, &mut placement, &warmups);
         spares.extend(place_spares(&model, &lags, &mut placement, budget - warmups.len() + extra, &warmups));
 
+        crate::interrupt::checkpoint();
         // 6. Stateless actives: sticky within the quotas on all actives, counted against the
         // stateful target (not the actives held while warm-ups restore), so that they do not
         // move back and forth while the stateful tasks converge.
@@ -280,6 +287,7 @@ impl TaskAssignor for OptimizedTaskAssignor {
             rack.optimize_active_tasks(&model, &model.stateless_tasks, &mut placement, traffic, non_overlap);
         }
 
+        crate::interrupt::checkpoint();
         // 7. Probing deadline.
         let needed = !pending.is_empty();
         let interval = configs.probing_rebalance_interval_ms;

@@ -174,6 +174,7 @@ pub(crate) fn rebalance_mix(
         return;
     }
     for (k, &t) in tasks.iter().enumerate() {
+        crate::interrupt::checkpoint();
         mix.add(target[k], t);
     }
     // Tasks per client and group: their positions in `tasks` and the handles to their costs
@@ -182,12 +183,14 @@ pub(crate) fn rebalance_mix(
     // read from consecutive memory rather than a cache miss a task.
     let mut sizes = vec![0usize; n * groups];
     for (k, &t) in tasks.iter().enumerate() {
+        crate::interrupt::checkpoint();
         sizes[target[k] * groups + mix.group(t)] += 1;
     }
     let mut held: Vec<Vec<Vec<(u32, u32)>>> =
         sizes.chunks(groups).map(|client| client.iter().map(|&size| Vec::with_capacity(size)).collect()).collect();
     drop(sizes);
     for (k, &t) in tasks.iter().enumerate() {
+        crate::interrupt::checkpoint();
         held[target[k]][mix.group(t)].push((u32::try_from(k).expect("rebalance_mix: 2^32 tasks or more"), 0));
     }
     costs.arrange(held.iter_mut().flatten().flatten());
@@ -227,11 +230,18 @@ pub(crate) fn rebalance_mix(
     // changes only when a trade moves a task of the group on or off it, so the order is kept
     // up to date trade by trade rather than sorted again for every group of every sweep.
     let rank = |mix: &Mix, c: Client, g: usize| (Reverse(total_order_key(mix.excess(c, g))), c);
-    let mut by_excess: Vec<BTreeSet<(Reverse<i64>, Client)>> = (0..groups).map(|g| (0..n).map(|c| rank(mix, c, g)).collect()).collect();
+    let mut by_excess: Vec<BTreeSet<(Reverse<i64>, Client)>> = (0..groups)
+        .map(|g| {
+            crate::interrupt::checkpoint();
+            (0..n).map(|c| rank(mix, c, g)).collect()
+        })
+        .collect();
     let (mut most, mut least) = (Vec::with_capacity(TRIES), Vec::with_capacity(TRIES));
     loop {
+        crate::interrupt::checkpoint();
         let mut traded = false;
         'groups: for g1 in 0..groups {
+            crate::interrupt::checkpoint();
             if !spend(n) {
                 return;
             }

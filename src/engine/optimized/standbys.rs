@@ -97,6 +97,7 @@ pub(super) fn place_standbys(
     // these lists, so that no edge list is held beside it.
     let edges = |add: &mut dyn FnMut(usize, usize, i64, i64)| {
         for (k, &t) in tasks.iter().enumerate() {
+            crate::interrupt::checkpoint();
             add(source, task_node(k), wanted as i64, 0);
             let pending_target = target_of(t).filter(|&d| !placement.has_active(d, t) && !holders(t).any(|(c, _)| c == d));
             // A caught-up copy costs 0, any other copy and the pending target 1.
@@ -124,6 +125,7 @@ pub(super) fn place_standbys(
     let mut units: Vec<i64> = Vec::with_capacity(n);
     let mut wants: Vec<i64> = Vec::with_capacity(tasks.len());
     for k in 0..tasks.len() {
+        crate::interrupt::checkpoint();
         network.for_each_edge_from(task_node(k), |e| {
             if e.to == pool {
                 wants.push(e.flow);
@@ -148,6 +150,7 @@ pub(super) fn place_standbys(
         return place_standbys_full(model, placement, &quotas, targets, &target_of, wanted).map(|()| false);
     }
     for (k, &t) in tasks.iter().enumerate() {
+        crate::interrupt::checkpoint();
         for &c in chosen.of(k) {
             placement.assign_standby(c, t);
         }
@@ -231,6 +234,7 @@ pub(super) fn deal_shared(mut units: Vec<i64>, wants: &[i64], actives: &[Option<
     let own: Vec<usize> = (0..wants.len()).map(|k| chosen.of(k).len()).collect();
     let mut barred = Vec::new();
     for (k, &want) in wants.iter().enumerate() {
+        crate::interrupt::checkpoint();
         for _ in 0..want {
             let pick = loop {
                 match left.pop() {
@@ -291,6 +295,7 @@ pub(super) fn trade_for(k: usize, units: &[i64], actives: &[Option<Client>], own
     let mut queue: std::collections::VecDeque<Client> = (0..n).filter(|&c| seen[c]).collect();
     let mut end = spare.iter().copied().find(|&r| seen[r]);
     while end.is_none() {
+        crate::interrupt::checkpoint();
         let c = queue.pop_front()?;
         for &(j, i) in &dealt_to[c] {
             if std::mem::replace(&mut task_seen[j], true) {

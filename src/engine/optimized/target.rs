@@ -152,6 +152,7 @@ pub(super) fn target_costs(
     split.starts.push(0);
     let position = |len: usize| u32::try_from(len).map_err(|_| AssignError::Internal("optimized assignor: target costs"));
     for (k, &t) in tasks.iter().enumerate() {
+        crate::interrupt::tick();
         let unreported = model.unreported_lag(t);
         let round_robin = k % n;
         class_costs.clear();
@@ -237,6 +238,7 @@ impl Rise for SplitCosts {
         let mut entries = Vec::with_capacity(self.entries.len());
         let mut starts = Vec::with_capacity(self.starts.len());
         for task in order {
+            crate::interrupt::tick();
             let k = task.0 as usize;
             // (No place in `order` reaches the number of tasks, whose positions are `u32`s; and
             // the blocks are the same in another order: no position exceeds the last one of the

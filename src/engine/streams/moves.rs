@@ -65,12 +65,14 @@ pub(crate) fn cancel_swaps(assignment: &mut Assignment, input: &AssignmentInput,
     let mut owner: BTreeMap<TaskId, usize> =
         assignment.clients.iter().enumerate().flat_map(|(i, c)| c.active_tasks.iter().map(move |t| (t.clone(), i))).collect();
     loop {
+        crate::interrupt::checkpoint();
         let loads = Loads::new(&held, &caps);
         // The best pair: (u's new owner R is its previous one, t and u of one kind, of one
         // sub-topology, R's lag on u, the change in lag restored), then the first.
         let mut best: Option<Pair> = None;
         let previous = &previous;
         for (p, client) in assignment.clients.iter().enumerate() {
+            crate::interrupt::checkpoint();
             let gained: Vec<&TaskId> = client.active_tasks.iter().filter(|u| previous.get(*u) != Some(&p)).collect();
             if gained.is_empty() {
                 continue;
@@ -259,9 +261,11 @@ pub(crate) fn keep_previous(assignment: &mut Assignment, input: &AssignmentInput
         // The move: first those given back to their previous owner, the most R would restore
         // first; then, to reach the counts, a task R gained rather than one of its own, to the
         // process that lags least on it.
+        crate::interrupt::checkpoint();
         let mut best: Option<Move> = None;
         for (r, client) in assignment.clients.iter().enumerate() {
             for t in &client.active_tasks {
+                crate::interrupt::tick();
                 let kind = stateful(t);
                 let previous = known.previous.get(t).copied();
                 let counts = |i: usize| if kind { held[i] } else { all[i] - held[i] };
@@ -354,7 +358,12 @@ pub(crate) fn hand_over(assignment: &mut Assignment, input: &AssignmentInput) {
     let caps = member_counts(assignment, input);
     let members: u64 = caps.iter().sum::<u64>().max(1);
     let spread = Loads::new(&stateful_counts(assignment, input), &caps).spread();
+    let mut previous_of: Vec<Vec<&TaskId>> = vec![Vec::new(); assignment.clients.len()];
+    for (t, &q) in &known.previous {
+        previous_of[q].push(t);
+    }
     loop {
+        crate::interrupt::checkpoint();
         let owner: BTreeMap<&TaskId, usize> =
             assignment.clients.iter().enumerate().flat_map(|(i, c)| c.active_tasks.iter().map(move |t| (t, i))).collect();
         let all: Vec<u64> = assignment.clients.iter().map(|c| c.active_tasks.len() as u64).collect();
@@ -365,12 +374,13 @@ pub(crate) fn hand_over(assignment: &mut Assignment, input: &AssignmentInput) {
         // The best hand-over: (S is not u's previous owner, S's lag on u), then the first.
         let mut best: Option<HandOver> = None;
         for (p, client) in assignment.clients.iter().enumerate() {
+            crate::interrupt::checkpoint();
             let gained: Vec<&TaskId> =
                 client.active_tasks.iter().filter(|u| stateful(u) && known.previous.get(*u) != Some(&p)).collect();
             if gained.is_empty() {
                 continue;
             }
-            for (t, _) in known.previous.iter().filter(|&(_, &q)| q == p) {
+            for &t in &previous_of[p] {
                 let Some(&r) = owner.get(t).filter(|&&r| r != p) else { continue };
                 if all[r] <= caps[r] * lo {
                     continue;

@@ -232,6 +232,7 @@ fn assign_members(
     now_ms: i64,
     moves: Moves,
 ) -> Result<StreamsGroupAssignment, StreamsAssignError> {
+    crate::interrupt::checkpoint();
     let (subtopologies, shape) = shape(topology)?;
     let (active, _) = planned_tasks(&shape, spec.configs.num_standby_replicas)?;
     let mut seen = BTreeSet::new();
@@ -252,25 +253,35 @@ fn assign_members(
         return Ok(StreamsGroupAssignment { members });
     }
 
+    crate::interrupt::checkpoint();
     let group = Group::new(spec, &index, &shape);
+    crate::interrupt::checkpoint();
     let mut input = group.engine_input(spec, &index, &shape)?;
+    crate::interrupt::checkpoint();
     input.previous_rebalance = memory.recall(now_ms, &input);
     let assignment = match moves {
         Moves::AtOnce => {
             let mut assignment = apply_at_once(&mut input)?;
+            crate::interrupt::checkpoint();
             super::balance::balance_processes(&mut assignment, &input);
+            crate::interrupt::checkpoint();
             super::moves::keep_previous(&mut assignment, &input, false);
+            crate::interrupt::checkpoint();
             super::moves::cancel_swaps(&mut assignment, &input, false);
             assignment
         }
         Moves::AfterWarmup => {
             let mut assignment = OptimizedTaskAssignor.assign(&input)?;
+            crate::interrupt::checkpoint();
             super::moves::keep_previous(&mut assignment, &input, true);
+            crate::interrupt::checkpoint();
             super::moves::cancel_swaps(&mut assignment, &input, true);
+            crate::interrupt::checkpoint();
             super::moves::hand_over(&mut assignment, &input);
             assignment
         }
     };
+    crate::interrupt::checkpoint();
     memory.followup = Some(assignment.followup.clone());
     memory.snapshot = Snapshot::take(&mut input, now_ms);
 
@@ -284,6 +295,7 @@ fn assign_members(
     let task = |t: &TaskId| (t.subtopology as u32, t.partition);
     let mut members = BTreeMap::new();
     for client in &assignment.clients {
+        crate::interrupt::tick();
         let Some(&p) = group.by_process_id.get(&client.process_id) else { continue };
         let process = &group.processes[p];
         let warmups: BTreeSet<Task> = client.warmup_tasks.iter().map(task).collect();
@@ -399,6 +411,7 @@ impl Group {
         };
         let mut processes = Vec::with_capacity(by_name.len());
         for ((_, mut members), process_id) in by_name.into_iter().zip(ids) {
+            crate::interrupt::checkpoint();
             members.sort_by(|&a, &b| spec.members[a].member_id.cmp(&spec.members[b].member_id));
             let tasks = members
                 .iter()
@@ -436,10 +449,12 @@ impl Group {
         let mut running: BTreeSet<TaskId> = BTreeSet::new();
         let mut clients = Vec::with_capacity(self.processes.len());
         for process in &self.processes {
+            crate::interrupt::checkpoint();
             let first: &StreamsMemberSpec = &spec.members[process.members[0]];
             let mut sums: BTreeMap<TaskId, i64> = BTreeMap::new();
             let mut owned = BTreeSet::new();
             for &m in &process.members {
+                crate::interrupt::checkpoint();
                 let member = &spec.members[m];
                 for (sub, parts) in &member.task_offsets {
                     for (&p, &offset) in parts {
@@ -481,12 +496,14 @@ impl Group {
         }
         let mut input = AssignmentInput::new().with_configs(engine_configs);
         for client in clients {
+            crate::interrupt::tick();
             input = input.with_client(client);
         }
         let mut stateful_tasks = Vec::new();
         let mut stateless_tasks = Vec::new();
         for (s, &(partitions, is_stateful)) in shape.iter().enumerate() {
             for p in 0..partitions {
+                crate::interrupt::tick();
                 let t = TaskId::new(s as i32, p);
                 if is_stateful {
                     // A running active task is never reported (its members leave it out of their
@@ -507,7 +524,10 @@ impl Group {
                 }
             }
         }
-        Ok(input.with_stateful_tasks(stateful_tasks).with_stateless_tasks(stateless_tasks))
+        crate::interrupt::checkpoint();
+        let input = input.with_stateful_tasks(stateful_tasks);
+        crate::interrupt::checkpoint();
+        Ok(input.with_stateless_tasks(stateless_tasks))
     }
 }
 

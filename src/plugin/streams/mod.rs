@@ -31,6 +31,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use crate::engine::streams::{StreamsMemory, StreamsTopology, assign_optimized};
+use crate::interrupt::{Interrupted, interruptible};
 use crate::plugin::PluginError;
 
 /// The most groups remembered; past it the group assigned longest ago is forgotten.
@@ -83,13 +84,53 @@ impl StreamsSessions {
     ///
     /// [`PluginError::Streams`] for a group the assignor refuses.
     pub fn assign(&self, request: &StreamsRequest) -> Result<StreamsResponse, PluginError> {
+        self.assign_until(request, None)
+    }
+
+    /// [`assign`](Self::assign) within a deadline: past `deadline` the engine stops at its next
+    /// checkpoint (see [`interrupt`](crate::interrupt)) and the call fails with
+    /// [`PluginError::Interrupted`]; the group's memory, which the stopped call may have half
+    /// updated, is forgotten (its next call starts afresh). `None`: no deadline.
+    ///
+    /// # Errors
+    ///
+    /// [`PluginError::Streams`] for a group the assignor refuses; [`PluginError::Interrupted`]
+    /// past the deadline.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use kstreams_assignor::engine::streams::{StreamsGroupSpec, StreamsMemberSpec, StreamsSubtopology, StreamsTopology};
+    /// use kstreams_assignor::plugin::PluginError;
+    /// use kstreams_assignor::plugin::streams::{StreamsRequest, StreamsSessions};
+    ///
+    /// let topology = StreamsTopology::new([StreamsSubtopology::new("0", 4, true)]);
+    /// let spec = StreamsGroupSpec::new([StreamsMemberSpec::new("m-1", "p-1")]);
+    /// let request = StreamsRequest::new(1_700_000_000_000, spec, topology);
+    /// let sessions = StreamsSessions::new();
+    /// let late = sessions.assign_until(&request, Some(Instant::now()));
+    /// assert!(matches!(late, Err(PluginError::Interrupted { .. })));
+    /// let on_time = sessions.assign_until(&request, Some(Instant::now() + Duration::from_secs(60)));
+    /// assert!(on_time.is_ok());
+    /// ```
+    pub fn assign_until(&self, request: &StreamsRequest, deadline: Option<Instant>) -> Result<StreamsResponse, PluginError> {
         let key = topology_key(&request.topology);
         let processes: BTreeSet<String> = request.spec.members.iter().map(|m| m.process_id.clone()).collect();
         let taken = self.take(&key, &processes);
         let found = taken.is_some();
         let mut memory = taken.unwrap_or_default();
         let started = Instant::now();
-        let result = assign_optimized(&request.spec, &request.topology, &mut memory, request.now_ms);
+        let mut run = || assign_optimized(&request.spec, &request.topology, &mut memory, request.now_ms);
+        let result = match deadline {
+            None => run(),
+            Some(deadline) => match interruptible(move || Instant::now() >= deadline, run) {
+                Ok(result) => result,
+                // The memory may be half updated: the group is forgotten.
+                Err(Interrupted) => {
+                    let budget_ms = u64::try_from(deadline.saturating_duration_since(started).as_millis()).unwrap_or(u64::MAX);
+                    return Err(PluginError::Interrupted { budget_ms });
+                }
+            },
+        };
         let engine_nanos = i64::try_from(started.elapsed().as_nanos()).unwrap_or(i64::MAX);
         let assignment = match result {
             Ok(assignment) => assignment,

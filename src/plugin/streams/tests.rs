@@ -139,3 +139,29 @@ fn every_single_byte_mutation_decodes_or_is_refused_and_assigns_or_fails_without
     }
     assert!(decoded > bytes.len(), "{decoded} mutations decoded");
 }
+
+/// A call past its deadline stops at a checkpoint, forgets its group and leaves the other
+/// threads' calls alone: two threads assign side by side, one with a deadline that has passed.
+#[test]
+fn a_call_past_its_deadline_is_interrupted_and_the_others_go_on() {
+    let sessions = Arc::new(StreamsSessions::new());
+    sessions.assign(&request(&[("m1", "p1")], 4)).unwrap();
+    assert_eq!(sessions.remembered(), 1);
+    let late = sessions.assign_until(&request(&[("m1", "p1")], 4), Some(std::time::Instant::now()));
+    assert!(matches!(late, Err(PluginError::Interrupted { .. })), "{late:?}");
+    assert_eq!(sessions.remembered(), 0, "a stopped call forgets its group's memory");
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            let sessions = Arc::clone(&sessions);
+            thread::spawn(move || {
+                let (m, p) = (format!("m{t}"), format!("p{t}"));
+                let deadline = (t % 2 == 0).then(std::time::Instant::now);
+                (0..10).map(|_| sessions.assign_until(&request(&[(&m, &p)], 4), deadline).is_ok()).collect::<Vec<bool>>()
+            })
+        })
+        .collect();
+    let outcomes: Vec<Vec<bool>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert!(outcomes[0].iter().chain(&outcomes[2]).all(|ok| !ok), "past their deadline: every call stopped");
+    assert!(outcomes[1].iter().chain(&outcomes[3]).all(|&ok| ok), "no deadline: every call answered");
+    assert_eq!(sessions.remembered(), 2);
+}

@@ -47,6 +47,13 @@ public final class NativeEngine {
      */
     public static native byte[] assignStreams(byte[] request);
 
+    /**
+     * {@link #assignStreams(byte[])} within {@code budgetNanos} from now: past it the engine stops
+     * at its next checkpoint, nothing of the call keeps running, and a {@link NativeEngineException}
+     * says so ({@code budgetNanos <= 0}: already due).
+     */
+    public static native byte[] assignStreamsWithin(byte[] request, long budgetNanos);
+
     /** The engine's version, for the log. */
     public static native String version();
 

@@ -132,12 +132,15 @@ public class OptimizedStreamsTaskAssignor implements TaskAssignor, Configurable 
 
     private byte[] call(final byte[] request) throws Exception {
         final String path = libraryPath;
+        // The native engine stops by itself at the same deadline, so a call given up here leaves
+        // no work running on the pool's thread.
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         final Future<byte[]> future = CALLS.submit(() -> {
             if (engine != null) {
                 return engine.apply(request);
             }
             NativeEngine.ensureLoaded(path);
-            return NativeEngine.assignStreams(request);
+            return NativeEngine.assignStreamsWithin(request, deadline - System.nanoTime());
         });
         try {
             return future.get(timeoutMs, TimeUnit.MILLISECONDS);

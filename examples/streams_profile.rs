@@ -1,0 +1,68 @@
+//! Times the streams `optimized` assignor on the benchmark's large group, for profiling; with
+//! `digest`, prints a digest of its answers over random groups, to compare two builds.
+use std::hash::{Hash, Hasher};
+use std::time::Instant;
+
+use kstreams_assignor::engine::streams::testdata::{CaseSize, large_case, random_case};
+use kstreams_assignor::engine::streams::{StreamsMemory, assign_optimized};
+use kstreams_assignor::interrupt::interruptible;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args[0] == "digest" {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for i in 0..args[1].parse::<u64>().unwrap() {
+            let case = random_case(1, i, CaseSize::Full);
+            let mut memory = StreamsMemory::new();
+            for r in 0..2 {
+                let out = assign_optimized(&case.spec, &case.topology, &mut memory, 1_700_000_000_000 + r * 1000);
+                format!("{out:?}").hash(&mut h);
+            }
+        }
+        for (m, t) in [(100, 1000), (1000, 10000)] {
+            let case = large_case(m, 1, t, 1);
+            let mut memory = StreamsMemory::new();
+            format!("{:?}", assign_optimized(&case.spec, &case.topology, &mut memory, 1_700_000_000_000)).hash(&mut h);
+        }
+        println!("digest {:016x}", h.finish());
+        return;
+    }
+    if args[0] == "gaps" {
+        // The longest time between two checkpoints of one assignment, and how many there were.
+        let n: Vec<usize> = args[1..].iter().map(|a| a.parse().unwrap()).collect();
+        let case = large_case(n[0], 1, n[1], 1);
+        let mut memory = StreamsMemory::new();
+        for r in 0..n[2] {
+            let state = std::rc::Rc::new(std::cell::Cell::new((Instant::now(), std::time::Duration::ZERO, 0u64)));
+            let seen = std::rc::Rc::clone(&state);
+            let started = Instant::now();
+            let trace = std::env::var_os("GAP_TRACE").is_some();
+            let check = move || {
+                let (last, longest, count) = seen.get();
+                if trace && last.elapsed().as_millis() > 40 {
+                    eprintln!("gap {:?} before:\n{}", last.elapsed(), std::backtrace::Backtrace::force_capture());
+                }
+                seen.set((Instant::now(), longest.max(last.elapsed()), count + 1));
+                false
+            };
+            let out = interruptible(check, || assign_optimized(&case.spec, &case.topology, &mut memory, 1_700_000_000_000 + r as i64 * 1000));
+            let (last, longest, count) = state.get();
+            let longest = longest.max(last.elapsed());
+            println!(
+                "round {r}: {:.1} ms, {count} checkpoints, longest gap {:.2} ms, ok {}",
+                started.elapsed().as_secs_f64() * 1e3,
+                longest.as_secs_f64() * 1e3,
+                matches!(out, Ok(Ok(_)))
+            );
+        }
+        return;
+    }
+    let n: Vec<usize> = args.iter().map(|a| a.parse().unwrap()).collect();
+    let case = large_case(n[0], 1, n[1], 1);
+    let mut memory = StreamsMemory::new();
+    for r in 0..n[2] {
+        let t = Instant::now();
+        let out = assign_optimized(&case.spec, &case.topology, &mut memory, 1_700_000_000_000 + r as i64 * 1000).unwrap();
+        println!("round {r}: {:.1} ms, {} members", t.elapsed().as_secs_f64() * 1e3, out.members.len());
+    }
+}
