@@ -60,6 +60,37 @@ fn accepts_foreign_key_join_internal_topics() {
 }
 
 #[test]
+fn renamed_joins_get_their_copartition_group_from_the_stores_their_processors_share() {
+    // No processor name says JOIN (`Joined.as("enrich")`, `StreamJoined.withName("pair")`,
+    // `Named.as("with-limit")`, `TableJoined.as("seller")`): each join is told by the store that
+    // processors fed by the two inputs both use.
+    for (name, groups) in [
+        ("named-stream-table-join", vec![vec!["customers", "orders"]]),
+        ("named-stream-stream-join", vec![vec!["clicks", "views"]]),
+        ("named-table-table-join", vec![vec!["accounts", "limits"]]),
+        ("named-fk-join", vec![vec!["items", "seller-subscription-response-topic"], vec!["seller-subscription-registration-topic", "sellers"]]),
+    ] {
+        let topology = normalised(parsed(name));
+        assert_eq!(topology.copartition_groups, groups, "{name}");
+        assert_eq!(topology.copartition_groups, kafka(name).copartition_groups, "{name}");
+        // The Kafka view of the harness names a renamed foreign-key join's subscription topics
+        // with the application id in its sink topics; the rest of the fixtures compare whole.
+        if name != "named-fk-join" {
+            assert_eq!(topology, kafka(name), "{name}");
+        }
+    }
+}
+
+#[test]
+fn merged_streams_are_no_join() {
+    // Two inputs merged, once stateless, once counted by one processor: no copartition group,
+    // as in Kafka.
+    let topology = parsed("merge");
+    assert!(topology.copartition_groups.is_empty(), "{:?}", topology.copartition_groups);
+    assert_eq!(normalised(topology), kafka("merge"));
+}
+
+#[test]
 fn windowed_needs_the_fixed_repartition_count_the_text_does_not_show() {
     let mut topology = parsed("windowed");
     assert_eq!(topology.repartition_topics[0].partitions, None);
@@ -78,7 +109,19 @@ fn logging_disabled_needs_marking_the_store_the_text_does_not_show() {
 
 #[test]
 fn can_round_trip_every_fixture_through_json() {
-    for name in ["count-by-key", "word-count", "stream-table-join", "windowed", "logging-disabled", "fk-join"] {
+    for name in [
+        "count-by-key",
+        "word-count",
+        "stream-table-join",
+        "windowed",
+        "logging-disabled",
+        "fk-join",
+        "named-stream-table-join",
+        "named-stream-stream-join",
+        "named-table-table-join",
+        "named-fk-join",
+        "merge",
+    ] {
         let topology = parsed(name);
         assert_eq!(Topology::from_json(&topology.to_json()).unwrap(), topology, "{name}");
     }

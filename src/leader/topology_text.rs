@@ -37,13 +37,26 @@
 //! * **Partition counts of repartition topics** are derived by the leader. A fixed count
 //!   (`Repartitioned.withNumberOfPartitions`) is not printed and must be set afterwards in
 //!   [`Topology::repartition_topics`].
-//! * **Copartition groups** are not printed. A sub-topology that contains a join processor
-//!   (a node name containing `JOIN`, `LEFTTHIS`, `LEFTOTHER`, `OUTERTHIS` or `OUTEROTHER`, as the
-//!   DSL names them) and reads two or more topics gets one group made of all its source topics.
-//!   That is Kafka's group for the DSL's joins (stream-stream, stream-table, table-table,
-//!   foreign-key). Processors renamed with `Named.as` hide a join; a sub-topology that merges
-//!   further streams into a join gets a larger group than Kafka's. Set
-//!   [`Topology::copartition_groups`] by hand in those cases.
+//! * **Copartition groups** are not printed. A sub-topology that reads two or more topics and
+//!   has a join gets one group made of all its source topics. That is Kafka's group for the
+//!   DSL's joins (stream-stream, stream-table, table-table, foreign-key). A join is told by
+//!   either of two marks:
+//!   - a processor whose name contains `JOIN`, `LEFTTHIS`, `LEFTOTHER`, `OUTERTHIS` or
+//!     `OUTEROTHER`, as the DSL names them; or
+//!   - a state store used by processors fed by different source nodes: a processor's inputs are
+//!     the source nodes it is reached from along the `-->` lines, and a store used by processors
+//!     of two different sets of inputs joins them. Every DSL join reads the other side's store
+//!     this way (a stream-table join reads the table's store, which the table's source processor
+//!     writes; the two sides of a stream-stream or table-table join read each other's), so
+//!     joins renamed with `Named.as`, `Joined.as`, `StreamJoined.withName` or `TableJoined.as`
+//!     are found too. Merged streams are not a join: their processors after the merge are fed by
+//!     both inputs alike, and a store of one processor has one set of inputs.
+//!
+//!   Limits: a store the Processor API connects to processors of two inputs
+//!   (`addStateStore`, `process(…, "store")` on two streams) looks like a join, though Kafka
+//!   copartitions only the DSL's joins; and a sub-topology that merges further streams into a
+//!   join gets a larger group than Kafka's. Set [`Topology::copartition_groups`] by hand (the
+//!   topology JSON) in those cases.
 //! * **Changelog topics** are `<application.id>-<store>-changelog`. With
 //!   `topology.optimization=reuse.ktable.source.topics` a source table's store uses its source
 //!   topic instead, which the text does not show (set [`StateStore::changelog_topic`]).
@@ -120,6 +133,14 @@ struct Section<'a> {
     sinks: BTreeSet<&'a str>,
     stores: BTreeSet<&'a str>,
     has_join: bool,
+    /// The source nodes, by name.
+    source_nodes: Vec<&'a str>,
+    /// Each processor with the stores it uses.
+    processor_stores: Vec<(&'a str, Vec<&'a str>)>,
+    /// Each node's successors (its `-->` line).
+    successors: BTreeMap<&'a str, Vec<&'a str>>,
+    /// The node whose `-->` and `<--` lines come next.
+    last_node: Option<&'a str>,
 }
 
 impl Topology {
@@ -162,7 +183,7 @@ impl Topology {
                 .with_sink_topics(section.sinks.iter().copied());
             sub.stores = section.stores.iter().map(|s| StateStore::new(*s)).collect();
             topology.subtopologies.push(sub);
-            if section.has_join && section.sources.len() >= 2 {
+            if section.sources.len() >= 2 && (section.has_join || shares_a_store_across_inputs(section)) {
                 topology = topology.with_copartition_group(section.sources.iter().copied());
             }
         }
@@ -180,7 +201,15 @@ fn parse_sections(text: &str) -> Result<Vec<Section<'_>>, TopologyTextError> {
         let line = i + 1;
         let unexpected = || TopologyTextError::UnexpectedLine { line, text: raw.to_owned() };
         let trimmed = raw.trim();
-        if trimmed.is_empty() || trimmed == "Topologies:" || trimmed.starts_with("-->") || trimmed.starts_with("<--") {
+        if let Some(next) = trimmed.strip_prefix("-->") {
+            if let Some(section) = sections.last_mut() {
+                if let Some(node) = section.last_node {
+                    section.successors.insert(node, next.trim().split(", ").collect());
+                }
+            }
+            continue;
+        }
+        if trimmed.is_empty() || trimmed == "Topologies:" || trimmed.starts_with("<--") {
             continue;
         }
         if trimmed.starts_with("Topology: ") {
@@ -228,11 +257,16 @@ fn parse_sections(text: &str) -> Result<Vec<Section<'_>>, TopologyTextError> {
             _ => return Err(unexpected()),
         };
         let section = sections.last_mut().ok_or(TopologyTextError::NodeOutsideSubtopology { line })?;
+        section.last_node = Some(name);
         match node {
-            Node::Source(topics) => section.sources.extend(topics),
+            Node::Source(topics) => {
+                section.sources.extend(topics);
+                section.source_nodes.push(name);
+            }
             Node::Processor(name, stores) => {
-                section.stores.extend(stores);
+                section.stores.extend(stores.iter().copied());
                 section.has_join |= is_join_processor(name);
+                section.processor_stores.push((name, stores));
             }
             Node::Sink(topic) => section.sinks.extend(topic),
         }
@@ -268,6 +302,31 @@ fn is_join_processor(name: &str) -> bool {
     ["JOIN", "LEFTTHIS", "LEFTOTHER", "OUTERTHIS", "OUTEROTHER"].iter().any(|k| name.contains(k))
 }
 
+/// Whether processors fed by different source nodes use one store: the mark of a join (see the
+/// module docs). A processor's inputs are the source nodes it is reached from along the `-->`
+/// lines; a store read by processors of two different sets of inputs joins those inputs.
+fn shares_a_store_across_inputs(section: &Section<'_>) -> bool {
+    let mut inputs: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for &source in &section.source_nodes {
+        let mut seen = BTreeSet::new();
+        let mut next = vec![source];
+        while let Some(node) = next.pop() {
+            if seen.insert(node) {
+                inputs.entry(node).or_default().insert(source);
+                next.extend(section.successors.get(node).into_iter().flatten().copied());
+            }
+        }
+    }
+    let mut readers: BTreeMap<&str, BTreeSet<&BTreeSet<&str>>> = BTreeMap::new();
+    for (processor, stores) in &section.processor_stores {
+        let Some(from) = inputs.get(processor) else { continue };
+        for store in stores {
+            readers.entry(store).or_default().insert(from);
+        }
+    }
+    readers.values().any(|input_sets| input_sets.len() >= 2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,6 +345,43 @@ mod tests {
         for no in ["input", "repartition", "words-repartitioned", "KTABLE-FK-JOIN-OUTPUT-0000000018"] {
             assert!(!is_internal_topic_name(no), "{no}");
         }
+    }
+
+    /// A sub-topology of two inputs, `a` and `b`, whose nodes are `nodes` (after the sources
+    /// `src-a` and `src-b`).
+    fn two_inputs(nodes: &str) -> Topology {
+        let text = format!(
+            "Topologies:\n   Sub-topology: 0\n    Source: src-a (topics: [a])\n      --> {}\n    Source: src-b (topics: [b])\n      --> {}\n{nodes}\n",
+            if nodes.contains("<-- src-a") { "p-a" } else { "none" },
+            if nodes.contains("<-- src-b") { "p-b" } else { "none" },
+        );
+        Topology::from_describe(&text, "app").unwrap()
+    }
+
+    #[test]
+    fn a_store_used_from_two_inputs_is_a_join() {
+        // As `Joined.as("enrich")` prints a stream-table join: the table's source processor and
+        // the join both use the table's store.
+        let join = two_inputs(
+            "    Processor: p-a (stores: [])\n      --> enrich\n      <-- src-a\n    Processor: enrich (stores: [t-store])\n      --> none\n      <-- p-a\n    Processor: p-b (stores: [t-store])\n      --> none\n      <-- src-b\n",
+        );
+        assert_eq!(join.copartition_groups, [vec!["a".to_owned(), "b".into()]]);
+        // Each input with its own store: no join.
+        let apart = two_inputs(
+            "    Processor: p-a (stores: [s-a])\n      --> none\n      <-- src-a\n    Processor: p-b (stores: [s-b])\n      --> none\n      <-- src-b\n",
+        );
+        assert!(apart.copartition_groups.is_empty());
+        // Merged, then one processor uses the store: the store has one set of inputs.
+        let merged = two_inputs(
+            "    Processor: p-a (stores: [])\n      --> count\n      <-- src-a\n    Processor: p-b (stores: [])\n      --> count\n      <-- src-b\n    Processor: count (stores: [counts])\n      --> none\n      <-- p-a, p-b\n",
+        );
+        assert!(merged.copartition_groups.is_empty());
+        // A store of merged inputs also read by a processor of one of them: a join of a stream
+        // with the table of the merge (Kafka's group: both inputs).
+        let joined_to_merge = two_inputs(
+            "    Processor: p-a (stores: [])\n      --> count, lookup\n      <-- src-a\n    Processor: p-b (stores: [])\n      --> count\n      <-- src-b\n    Processor: count (stores: [counts])\n      --> none\n      <-- p-a, p-b\n    Processor: lookup (stores: [counts])\n      --> none\n      <-- p-a\n",
+        );
+        assert_eq!(joined_to_merge.copartition_groups, [vec!["a".to_owned(), "b".into()]]);
     }
 
     #[test]

@@ -47,10 +47,16 @@ import org.apache.kafka.streams.errors.MissingSourceTopicException;
 import org.apache.kafka.streams.errors.TaskAssignmentException;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.JoinWindows;
+import org.apache.kafka.streams.kstream.Joined;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.kstream.StreamJoined;
+import org.apache.kafka.streams.kstream.TableJoined;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -197,6 +203,45 @@ public final class LeaderParity {
         final KTable<String, String> customers = b.table("customers", strings);
         orders.join(customers, order -> order, (o, c) -> o + c).toStream().to("orders-with-customer");
         out.put("fk-join", b.build(props()));
+
+        // Joins renamed with Named.as and friends: no processor name says JOIN; the join
+        // processors read the other side's store.
+        b = newBuilder();
+        final KTable<String, String> regions = b.table("customers", strings);
+        b.stream("orders", strings)
+            .filter((customer, amount) -> !amount.isEmpty(), Named.as("big-orders"))
+            .join(regions, (amount, region) -> region + ":" + amount,
+                Joined.<String, String, String>as("enrich").withKeySerde(Serdes.String()).withValueSerde(Serdes.String()))
+            .to("enriched-orders");
+        out.put("named-stream-table-join", b.build(props()));
+
+        b = newBuilder();
+        final KStream<String, String> views = b.stream("views", strings);
+        b.stream("clicks", strings)
+            .outerJoin(views, (click, view) -> click + view, JoinWindows.ofTimeDifferenceWithNoGrace(Duration.ofMinutes(1)),
+                StreamJoined.<String, String, String>as("pairs").withName("pair"))
+            .to("paired");
+        out.put("named-stream-stream-join", b.build(props()));
+
+        b = newBuilder();
+        final KTable<String, String> left = b.table("accounts", strings);
+        final KTable<String, String> right = b.table("limits", strings);
+        left.leftJoin(right, (a, l) -> a + l, Named.as("with-limit")).toStream(Named.as("out")).to("accounts-with-limits");
+        out.put("named-table-table-join", b.build(props()));
+
+        b = newBuilder();
+        final KTable<String, String> items = b.table("items", strings);
+        final KTable<String, String> sellers = b.table("sellers", strings);
+        items.join(sellers, item -> item, (i, s) -> i + s, TableJoined.as("seller")).toStream().to("items-with-seller");
+        out.put("named-fk-join", b.build(props()));
+
+        // Merged streams are no join: a stateless merge, and a merge counted by one processor
+        // (its store read by one processor only); no copartition group.
+        b = newBuilder();
+        b.stream("eu", strings).merge(b.stream("us", strings)).filter((k, v) -> v != null).to("all-regions");
+        b.stream("web", strings).merge(b.stream("app", strings)).groupByKey().count(Materialized.as("visits"))
+            .toStream().to("visit-counts", Produced.with(Serdes.String(), Serdes.Long()));
+        out.put("merge", b.build(props()));
         return out;
     }
 
