@@ -51,7 +51,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::jdk::hash::{objects_hash, string_hash};
-use crate::jdk::hash_set::hash_set_order;
+use crate::jdk::hash_set::{hash_set_order, hash_set_order_by};
 use super::topology::{Topology, TopologyError};
 use crate::wire::{AssignorError, TaskId, TopicPartition};
 
@@ -411,6 +411,13 @@ fn walk_order(subs: &[Resolved]) -> Vec<&String> {
         .into_iter()
         .flat_map(|s| hash_set_order(s.repartition_sources.iter(), |t| string_hash(t)))
         .collect()
+}
+
+/// The order Java iterates a `HashSet<String>` of these names in (added in this order): the
+/// order in which Kafka Streams lists a co-partition group's topics, which the streams protocol
+/// member declares as indexes in that order.
+pub(crate) fn java_set_order<'a>(names: impl IntoIterator<Item = &'a String>) -> Vec<&'a String> {
+    hash_set_order_by(names, |t| string_hash(t), |a, b| a.cmp(b))
 }
 
 /// Kafka's `setRepartitionSourceTopicPartitionCount`: passes over the sub-topologies until every

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::client::admin::{fetch_metadata, partition_counts};
 use crate::client::connection::Connection;
 use crate::client::now_ms;
 use crate::client::streams::{
@@ -194,8 +195,18 @@ impl StreamsGroupMember {
         let mut conn = connect_coordinator(&self.config).map_err(|e| StreamsMemberError::Setup(e.to_string()))?;
         on_event(StreamsEvent::CoordinatorFound { broker: conn.broker().to_owned() });
         let described = topology::described(&mut conn, &self.config.group_id, self.config.request_timeout()).map_err(StreamsMemberError::Setup)?;
+        let (described, counts) = match described {
+            Some((t, described)) => {
+                // The external source topics' partition counts, to tell fixed repartition
+                // counts from derived ones.
+                let topics: Vec<String> = t.subtopologies.iter().flat_map(|s| s.source_topics.iter().cloned()).collect();
+                let sources = fetch_metadata(&mut conn, &topics).map(|m| partition_counts(&m, &topics)).map_err(|e| e.to_string());
+                (Some(t), topology::Counts { described, sources })
+            }
+            None => (None, topology::Counts { described: BTreeMap::new(), sources: Err("the group has no topology".to_owned()) }),
+        };
         self.coordinator = Some(conn);
-        let declared = topology::declare(described, file.as_deref(), &self.config)?;
+        let declared = topology::declare(described, file.as_deref(), &counts, &self.config)?;
         on_event(StreamsEvent::TopologyDeclared { origin: declared.origin });
         Ok(declared.topology)
     }

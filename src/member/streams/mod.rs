@@ -7,6 +7,7 @@
 
 mod driver;
 pub mod events;
+mod fixed_counts;
 mod machine;
 #[cfg(test)]
 mod machine_tests;

@@ -13,8 +13,10 @@ use crate::client::streams::{
     StreamsGroupDescribeResponse, TopicInfo,
 };
 use crate::leader::Topology;
+use crate::leader::tasks::java_set_order;
 use crate::member::config::{MemberConfig, internal_topic_configs};
 use crate::member::streams::events::StreamsMemberError;
+use crate::member::streams::fixed_counts::infer_fixed_counts;
 
 /// The group as its coordinator describes it (`StreamsGroupDescribe`): `Ok(None)` while there is
 /// none (no member has joined yet, or the group does not exist).
@@ -43,10 +45,18 @@ pub(crate) fn describe_group(conn: &mut Connection, group: &str, timeout: Durati
 
 /// The group's topology as its coordinator holds it: `Ok(None)` while the group has none (no
 /// member has joined yet, or the group does not exist).
-pub(crate) fn described(conn: &mut Connection, group: &str, timeout: Duration) -> Result<Option<HeartbeatTopology>, String> {
+///
+/// Beside it, the partition count the coordinator configured for each repartition topic (fixed
+/// by the application, or derived), by topic: the declaration has 0, see [`declare`].
+pub(crate) fn described(
+    conn: &mut Connection,
+    group: &str,
+    timeout: Duration,
+) -> Result<Option<DescribedTopology>, String> {
     let Some(g) = describe_group(conn, group, timeout)? else { return Ok(None) };
     let Some(topology) = g.topology else { return Ok(None) };
     let Some(subtopologies) = topology.subtopologies else { return Ok(None) };
+    let counts = subtopologies.iter().flat_map(|s| &s.repartition_source_topics).map(|t| (t.name.clone(), t.partitions)).collect();
     let subtopologies = subtopologies
         .into_iter()
         .map(|s| HeartbeatSubtopology {
@@ -59,13 +69,28 @@ pub(crate) fn described(conn: &mut Connection, group: &str, timeout: Duration) -
             copartition_groups: Vec::new(),
         })
         .collect();
-    Ok(Some(HeartbeatTopology { epoch: topology.epoch, subtopologies }))
+    Ok(Some((HeartbeatTopology { epoch: topology.epoch, subtopologies }, counts)))
+}
+
+/// The group's topology as a member declares it, and the coordinator's partition count per
+/// repartition topic.
+pub(crate) type DescribedTopology = (HeartbeatTopology, BTreeMap<String, i32>);
+
+/// What tells a repartition topic's fixed partition count apart from a derived one: the counts
+/// the coordinator describes and the external source topics' partition counts (or why they are
+/// unknown). See `fixed_counts`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Counts {
+    /// The coordinator's count per repartition topic.
+    pub(crate) described: BTreeMap<String, i32>,
+    /// The partition count per external source topic, or why they are unknown.
+    pub(crate) sources: Result<BTreeMap<String, i32>, String>,
 }
 
 /// An internal topic as a member declared it, from what the coordinator describes: the
 /// coordinator describes the topology it configured, with the partition counts it derived, where
 /// members declare none (a changelog must not have one; a repartition topic of the DSL has none
-/// unless `Repartitioned.numberOfPartitions` fixed it, a case that needs the topology file), and
+/// unless `Repartitioned.numberOfPartitions` fixed it, told apart by `fixed_counts`), and
 /// its configs in any order, where members send them sorted by key.
 fn as_declared(mut t: TopicInfo) -> TopicInfo {
     t.partitions = 0;
@@ -80,7 +105,8 @@ fn configs(map: BTreeMap<String, String>) -> Vec<KeyValue> {
 /// The topology of a topology file as a Java member of it declares it: per subtopology its
 /// external source topics, the repartition topics it writes and reads, its changelogs, with
 /// `replication.factor` and the internal topics' configs (`topic.*` overrides included), every
-/// list sorted by name as Java sorts it, and the co-partition groups as indexes.
+/// list sorted by name as Java sorts it, and the co-partition groups as indexes (in the order
+/// Java iterates each group's set of topic names).
 pub(crate) fn from_file(topology: &Topology, config: &MemberConfig) -> HeartbeatTopology {
     let repartition_partitions: BTreeMap<String, i32> =
         topology.repartition_topics.iter().map(|r| (topology.topic_name(&r.name), r.partitions.unwrap_or(0))).collect();
@@ -126,10 +152,15 @@ pub(crate) fn from_file(topology: &Topology, config: &MemberConfig) -> Heartbeat
                 .copartition_groups
                 .iter()
                 .filter(|g| g.iter().all(|t| index(t, &source_topics).or(index(&topology.topic_name(t), &repartition_names)).is_some()))
-                .map(|g| CopartitionGroup {
-                    source_topics: g.iter().filter_map(|t| index(t, &source_topics)).collect(),
-                    source_topic_regex: Vec::new(),
-                    repartition_source_topics: g.iter().filter_map(|t| index(&topology.topic_name(t), &repartition_names)).collect(),
+                .map(|g| {
+                    // In the order Java iterates the group's set of topic names.
+                    let names: Vec<String> = g.iter().map(|t| topology.topic_name(t)).collect();
+                    let names = java_set_order(&names);
+                    CopartitionGroup {
+                        source_topics: names.iter().filter_map(|t| index(t, &source_topics)).collect(),
+                        source_topic_regex: Vec::new(),
+                        repartition_source_topics: names.iter().filter_map(|t| index(t, &repartition_names)).collect(),
+                    }
                 })
                 .collect();
             HeartbeatSubtopology {
@@ -161,9 +192,9 @@ pub(crate) struct Declared {
 /// The coordinator compares a joining member's topology with the group's, field by field
 /// (sources, repartition topics with their partition counts and configs, changelogs with their
 /// configs, co-partition groups), and refuses any difference. `StreamsGroupDescribe` carries all
-/// of it but two: the co-partition groups (the inputs of a join) and the partition count of a
-/// repartition topic the application fixed (`Repartitioned.numberOfPartitions`; the describe
-/// answer has the counts the coordinator derived). So:
+/// of it but two: the co-partition groups (the inputs of a join) and which repartition topics'
+/// partition counts the application fixed (`Repartitioned.numberOfPartitions`; the describe
+/// answer has the counts the coordinator configured, fixed or derived). So:
 ///
 /// * no group topology: the file's, as Kafka Streams declares it ([`from_file`]);
 /// * the group's and a file: the group's, with the co-partition groups and fixed counts of the
@@ -171,9 +202,18 @@ pub(crate) struct Declared {
 /// * the group's and no file: the group's, when no sub-topology reads two topics or more (it has
 ///   no co-partition group then); otherwise a refusal that asks for the file, because the
 ///   co-partition groups of such a sub-topology cannot be known.
-pub(crate) fn declare(described: Option<HeartbeatTopology>, file: Option<&Topology>, config: &MemberConfig) -> Result<Declared, StreamsMemberError> {
+///
+/// With the group's topology, each repartition topic's count not fixed by the file is the
+/// coordinator's where it differs from the count derived from `counts` (the application fixed
+/// it), else 0 (`fixed_counts`).
+pub(crate) fn declare(
+    described: Option<HeartbeatTopology>,
+    file: Option<&Topology>,
+    counts: &Counts,
+    config: &MemberConfig,
+) -> Result<Declared, StreamsMemberError> {
     let group = &config.group_id;
-    match (described, file) {
+    match (described.map(sorted), file) {
         (None, Some(file)) => Ok(Declared {
             topology: from_file(file, config),
             origin: format!("the topology file's topology, as the first member of group {group} (it has none yet)"),
@@ -196,7 +236,10 @@ pub(crate) fn declare(described: Option<HeartbeatTopology>, file: Option<&Topolo
                     joined.join("; ")
                 )));
             }
-            Ok(Declared { topology: group_topology, origin: format!("group {group}'s topology, as its coordinator describes it") })
+            let mut topology = group_topology;
+            let inferred = infer_fixed_counts(&mut topology, &counts.described, &counts.sources, group);
+            let origin = format!("group {group}'s topology, as its coordinator describes it");
+            Ok(Declared { topology, origin: if inferred.is_empty() { origin } else { format!("{origin}; {inferred}") } })
         }
         (Some(group_topology), Some(file)) => {
             let from_file = from_file(file, config);
@@ -207,9 +250,27 @@ pub(crate) fn declare(described: Option<HeartbeatTopology>, file: Option<&Topolo
                     differences.join("; ")
                 )));
             }
-            Ok(completed(group_topology, &from_file, group))
+            let mut declared = completed(group_topology, &from_file, group);
+            let inferred = infer_fixed_counts(&mut declared.topology, &counts.described, &counts.sources, group);
+            if !inferred.is_empty() {
+                declared.origin = format!("{}; {inferred}", declared.origin);
+            }
+            Ok(declared)
         }
     }
+}
+
+/// The group's topology with every list sorted by name, as Kafka Streams declares it: the
+/// coordinator describes them in an order of its own, and compares a joining member's lists, and
+/// the co-partition groups' indexes into them, with the first member's.
+fn sorted(mut t: HeartbeatTopology) -> HeartbeatTopology {
+    for s in &mut t.subtopologies {
+        s.source_topics.sort();
+        s.repartition_sink_topics.sort();
+        s.repartition_source_topics.sort_by(|a, b| a.name.cmp(&b.name));
+        s.state_changelog_topics.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    t
 }
 
 /// The topics a sub-topology reads: its external sources, then its repartition sources.
