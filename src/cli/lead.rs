@@ -262,6 +262,7 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, CliError> {
         return Err(CliError::Failed("--topology is required on the classic protocol (the leader assigns the topology's tasks)".into()));
     };
     let topology = read_topology(topology_path, &args.group)?;
+    let repartition: Vec<String> = topology.repartition_topics.iter().map(|r| topology.topic_name(&r.name)).collect();
     let (config, endpoint) = member_config(&args)?;
     let process_id = parse_process_id(&args)?;
     let mut hook = member::StreamsMember::new(process_id).with_client_tags(config.client_tags.clone());
@@ -340,16 +341,38 @@ pub(crate) fn lead(args: LeadArgs) -> Result<String, CliError> {
         other => say!("{other:?}"),
     };
     let outcome = member.run(&mut stop, &mut on_event);
-    outcome.map_err(|e| match e {
-        member::MemberError::Leader(LeaderError::TopologyMismatch(m)) => CliError::TopologyMismatch(m.to_string()),
-        e => CliError::Failed(e.to_string()),
-    })?;
+    outcome.map_err(|e| refusal(e, &repartition))?;
     stops.report();
     if !joined {
         let last = outage.map(|(_, e)| format!(": {e}")).unwrap_or_default();
         return Err(format!("never joined group `{}` in {:.1} s{last}", args.group, started.elapsed().as_secs_f64()).into());
     }
     Ok(String::new())
+}
+
+/// How `lead` ends on a member's error: a topology that is not the members' own, or an internal
+/// topic that exists with other partitions than the topology file gives it (`repartition`: the
+/// repartition topics' Kafka names), is refused (exit code 3), as Kafka Streams' leader fails
+/// on an existing internal topic of another partition count; anything else failed (1).
+fn refusal(e: member::MemberError, repartition: &[String]) -> CliError {
+    match e {
+        member::MemberError::Leader(LeaderError::TopologyMismatch(m)) => CliError::TopologyMismatch(m.to_string()),
+        member::MemberError::InternalTopic { topic, expected, actual, .. } if repartition.contains(&topic) => {
+            CliError::TopologyMismatch(format!(
+                "the repartition topic `{topic}` exists with {actual} partitions, but the topology file gives it {expected}, \
+                 so the leader assigned nothing and left the group: either the application fixes its count \
+                 (Repartitioned.withNumberOfPartitions({actual})), which a Topology#describe() text does not show, so give \
+                 the topology JSON with \"partitions\": {actual} for it in repartitionTopics (docs/topology.md); or the topic \
+                 is left from another version of the application, and must be deleted"
+            ))
+        }
+        member::MemberError::InternalTopic { topic, expected, actual, .. } => CliError::TopologyMismatch(format!(
+            "the changelog topic `{topic}` exists with {actual} partitions, but the topology needs {expected} (one per task \
+             of its sub-topology), so the leader assigned nothing and left the group: the partition counts of the \
+             application's source topics changed, or the topic is left from another version of the application"
+        )),
+        e => CliError::Failed(e.to_string()),
+    }
 }
 
 /// `describe`: a classic group's members decoded, or a streams group as `StreamsGroupDescribe`
@@ -370,4 +393,21 @@ pub(crate) fn describe(args: DescribeArgs) -> Result<String, String> {
         Described::Streams(g) if args.verbose => g.details(),
         Described::Streams(g) => g.table(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_internal_topic_of_other_partitions_is_refused_in_words_with_exit_code_3() {
+        let repartition = vec!["app-by-value-repartition".to_owned()];
+        let internal = |topic: &str| member::MemberError::InternalTopic { topic: topic.to_owned(), expected: 4, actual: 2 };
+        let CliError::TopologyMismatch(m) = refusal(internal("app-by-value-repartition"), &repartition) else { panic!("not refused") };
+        assert!(m.starts_with("the repartition topic `app-by-value-repartition` exists with 2 partitions, but the topology file gives it 4"), "{m}");
+        assert!(m.contains("\"partitions\": 2"), "{m}");
+        let CliError::TopologyMismatch(m) = refusal(internal("app-counts-changelog"), &repartition) else { panic!("not refused") };
+        assert!(m.starts_with("the changelog topic `app-counts-changelog` exists with 2 partitions, but the topology needs 4"), "{m}");
+        assert!(matches!(refusal(member::MemberError::NotLeading { leader_id: "j".into(), tasks: Vec::new() }, &repartition), CliError::Failed(_)));
+    }
 }
