@@ -17,13 +17,16 @@ ROOMS = {
     "member": {"client", "leader", "engine", "wire"},
     "views": {"client", "leader", "engine", "wire"},
     "leader": {"engine", "jdk", "wire"},
-    "plugin": {"engine", "wire"},
+    "plugin": {"engine", "interrupt", "wire"},
     "report": {"sim", "engine", "wire"},
     "sim": {"engine", "rng", "wire"},
-    "engine": {"flow", "jdk", "rng", "wire"},
+    "engine": {"flow", "interrupt", "jdk", "rng", "wire"},
     "jdk": {"wire"},
     "rng": {"wire"},
-    "flow": set(),
+    "flow": {"interrupt"},
+    # Cooperative interruption: the checkpoints of the flow solver and the engine, asked by a
+    # host with a deadline (the plugin); it stands on nothing.
+    "interrupt": set(),
     "wire": set(),
 }
 
