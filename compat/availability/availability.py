@@ -58,13 +58,13 @@ SCENARIOS = {
     "crash": ("abcd", 120),
     "bounce": ("abc", 60),           # the window runs from the first stop to 60 s after the last is back
     "bounce-static": ("abc", 60),    # the same with group.instance.id
-    "cold-start": ("abc", 30),       # the window runs from the start to 30 s after every task processes
+    "cold-start": ("abc", 30),       # started 10 s apart; the window runs from the first start to 30 s after every task processes
 }
 
 FULL = {"records_per_task": 5_500_000, "value_bytes": 100, "rate": 600, "quiet": 20, "spares": 70, "baseline": 30,
-        "settle_cap": 420}
+        "stagger": 10, "settle_cap": 420}
 QUICK = {"records_per_task": 50_000, "value_bytes": 100, "rate": 300, "quiet": 8, "spares": 15, "baseline": 10,
-         "settle_cap": 120, "windows": {"scale-out": 30}}
+         "stagger": 5, "settle_cap": 120, "windows": {"scale-out": 30}}
 
 procs = {}
 lifecycle = []  # (ms, instance, "start" | "stop" | "kill")
@@ -244,6 +244,8 @@ class Cell:
         time.sleep(2)
         cold_at = now_ms()
         for name in self.names:
+            if self.scenario == "cold-start" and name != self.names[0]:
+                self.sleep(cfg["stagger"])  # a deployment bringing its instances up one by one
             self.start_instance(name)
             self.expected.add(name)
         self.wait("every task processing after the cold start", self.all_processing, cfg["settle_cap"])

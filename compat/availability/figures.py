@@ -140,7 +140,7 @@ METRICS = [("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"), ("max_ms", "max ms"), ("l
            ("task_seconds_not_processing", "task-s not processing"), ("p99_back_within_2x_s", "p99 back ≤2× s"),
            ("records_restored", "records restored"), ("rebalances", "rebalances"), ("active_moves", "active moves")]
 COLD = [("cold_start_s", "until every task processes s"), ("cold_start_most_actives_on_one_instance", "most actives on one instance"),
-        ("cold_start_records_restored", "records restored"), ("p99_ms", "p99 ms"), ("max_ms", "max ms")]
+        ("cold_start_records_restored", "records restored")]
 ORDER = ["default", "optimized", "streams-sticky", "streams-optimized", "streams-optimized-probe"]
 COLORS = {"default": "#d62728", "optimized": "#1f77b4", "streams-sticky": "#ff7f0e", "streams-optimized": "#2ca02c",
           "streams-optimized-probe": "#9467bd"}
@@ -160,23 +160,23 @@ def cell(values, statistics):
 def report(results, statistics):
     runs = [json.loads(p.read_text()) for p in sorted((results / "runs").glob("*.json")) if not p.name.startswith("quick-")]
     lines = ["<!-- written by compat/availability/availability.py report; median (range) over the repeats -->", ""]
-    # Every run is also a cold start of its first instances: those of 3 instances count for cold-start.
-    colds = [dict(r, scenario="cold-start") for r in runs if r["scenario"] != "cold-start" and r["scenario"] not in ("scale-in", "crash")]
+    # Every run's first phase is also a cold start, of instances started together: those of 3.
+    colds = [dict(r, scenario="cold-start-together") for r in runs if r["scenario"] in ("scale-out", "bounce", "bounce-static")]
     by = {}
     for r in runs + colds:
         by.setdefault((r["scenario"], r["assignor"]), []).append(r)
-    for scenario in ["scale-out", "scale-in", "crash", "bounce", "bounce-static", "cold-start"]:
+    for scenario in ["scale-out", "scale-in", "crash", "bounce", "bounce-static", "cold-start", "cold-start-together"]:
         keys = sorted((a for s, a in by if s == scenario), key=lambda a: ORDER.index(a) if a in ORDER else 99)
         if not keys:
             continue
-        metrics = COLD if scenario == "cold-start" else METRICS
+        metrics = {"cold-start": COLD + METRICS[:4], "cold-start-together": COLD}.get(scenario, METRICS)
         lines += [f"### {scenario}", "", "| assignor | runs | " + " | ".join(m[1] for m in metrics) + " |",
                   "|---|---|" + "---|" * len(metrics)]
         for a in keys:
             rs = by[(scenario, a)]
             lines.append(f"| {a} | {len(rs)} | " + " | ".join(cell([r[m] for r in rs], statistics) for m, _ in metrics) + " |")
         lines.append("")
-        if scenario != "cold-start":
+        if scenario != "cold-start-together":
             chart(results / f"{scenario}.svg", scenario, {a: by[(scenario, a)][0]["series"] for a in keys})
             lines += [f"![{scenario}: p99 latency over time](availability/{scenario}.svg)", ""]
     (results / "summary.md").write_text("\n".join(lines))
