@@ -94,7 +94,7 @@ def check_simulate(browser, d, shot):
 
 
 SUMS = {"moved": "tasksMoved", "warmups": "warmups", "probing": "probingRebalances",
-        "converge": "timeToConvergeMs", "restoringLag": "restoringLag"}
+        "converge": "timeToConvergeMs", "restoringLag": "restoringLag", "downtime": "taskDowntimeMs"}
 
 
 def check_compare(browser, d, name, shot):
@@ -131,7 +131,7 @@ def check_protocols(browser, d, shot):
     assert rows == len(cmp["rows"]), rows
     runs = len(cmp["rows"][0]["runs"])
     for key, field in (("moved", "tasksMoved"), ("restored", "restoringLag"), ("converge", "timeToConvergeMs"),
-                       ("restoreTime", "restoredMs")):
+                       ("restoreTime", "restoredMs"), ("downtime", "taskDowntimeMs")):
         for i in range(runs):
             want = [r["runs"][i][field] for r in cmp["rows"]]
             assert values(page, "#protocols tbody", f"{key}.{i}") == want, (key, i)

@@ -10,7 +10,7 @@ use super::{AssignorParser, CliError, usage};
 #[derive(clap::Args)]
 pub(crate) struct SimulateArgs {
     /// The scenario (default: scale-out, a running stateful app gaining an instance; with
-    /// `--compare`, `all` or nothing: every one).
+    /// `--compare`, `all` or nothing: every one, `availability`: the availability benchmark's).
     #[arg(value_parser = scenario_names())]
     scenario: Option<String>,
     /// List the built-in scenarios.
@@ -85,8 +85,9 @@ pub(crate) struct SimulateArgs {
 /// The scenario names, for `--help`, the completions and the check.
 fn scenario_names() -> clap::builder::PossibleValuesParser {
     let mut values: Vec<clap::builder::PossibleValue> =
-        sim::BUILTIN_SCENARIOS.iter().map(|(n, d)| clap::builder::PossibleValue::new(*n).help(*d)).collect();
+        sim::BUILTIN_SCENARIOS.iter().chain(sim::AVAILABILITY_SCENARIOS).map(|(n, d)| clap::builder::PossibleValue::new(*n).help(*d)).collect();
     values.push(clap::builder::PossibleValue::new("all").help("with --compare: every scenario and --seeds random-churn seeds"));
+    values.push(clap::builder::PossibleValue::new("availability").help("with --compare: the availability benchmark's scenarios"));
     clap::builder::PossibleValuesParser::new(values)
 }
 
@@ -223,11 +224,16 @@ impl engine::TaskAssignor for WithConfigs<'_> {
 /// `simulate`: the report table.
 pub(crate) fn simulate(args: SimulateArgs) -> Result<String, CliError> {
     if args.list {
-        return Ok(sim::BUILTIN_SCENARIOS.iter().map(|(n, d)| format!("{n:20} {d}\n")).collect());
+        let mut out: String = sim::BUILTIN_SCENARIOS.iter().map(|(n, d)| format!("{n:20} {d}\n")).collect();
+        out.push_str("\nthe availability benchmark's (`--compare availability` runs them all):\n");
+        out.extend(sim::AVAILABILITY_SCENARIOS.iter().map(|(n, d)| format!("{n:28} {d}\n")));
+        return Ok(out);
     }
     let name = match args.scenario.as_deref() {
         None | Some("all") if args.compare => None,
-        Some("all") => return Err(usage("scenario `all` is for --compare; simulate runs one scenario")),
+        Some(set @ ("all" | "availability")) if !args.compare => {
+            return Err(usage(format!("scenario `{set}` is for --compare; simulate runs one scenario")));
+        }
         other => Some(other.unwrap_or(sim::BUILTIN_SCENARIOS[0].0)),
     };
     if args.seed.is_some() && name != Some("random-churn") {
@@ -371,6 +377,7 @@ fn compare_scenarios(args: &SimulateArgs, name: Option<&str>) -> Result<Vec<sim:
             Seeds::Suite(n) => sim::suite_scenarios(*n),
             Seeds::Only(range) => sim::churn_scenarios(range.clone()),
         },
+        Some("availability") => sim::availability_scenarios(),
         Some(name) => vec![sim::builtin(name, args.seed.unwrap_or(1)).ok_or_else(|| usage(format!("unknown scenario `{name}`")))?],
     })
 }

@@ -34,6 +34,7 @@ fn run_figures(r: &Report, extra: &[(&str, &str, String)]) -> String {
         ),
         ("changelog records read by copies", "changelogRecordsRead", r.changelog_records_read.to_string()),
         ("copy-hours beyond the actives", "localCopyHours", format!("{:.1}", r.local_copy_ms as f64 / 3_600_000.0)),
+        ("task downtime (unowned or restoring)", "taskDowntimeMs", format_ms(r.task_downtime_ms)),
     ];
     items.extend(extra.iter().cloned());
     figures(&items)
@@ -127,8 +128,8 @@ pub fn streams_html(run: &StreamsReport) -> String {
 }
 
 /// The sums over the scenarios of a comparison that its page's total row shows, baseline and
-/// candidate: moved, warm-ups, probing rebalances, time to converge, restoring lag, final
-/// sub-topology spread.
+/// candidate: moved, warm-ups, probing rebalances, time to converge, restoring lag, task
+/// downtime, final sub-topology spread.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub(super) struct Sums {
     pub(super) moved: (usize, usize),
@@ -136,6 +137,7 @@ pub(super) struct Sums {
     pub(super) probing: (usize, usize),
     pub(super) converge_ms: (i64, i64),
     pub(super) restoring_lag: (i64, i64),
+    pub(super) downtime_ms: (i64, i64),
     pub(super) subtopology_spread: (f64, f64),
 }
 
@@ -149,6 +151,7 @@ impl Sums {
             s.probing = (s.probing.0 + a.probing_rebalances, s.probing.1 + b.probing_rebalances);
             s.converge_ms = (s.converge_ms.0 + a.time_to_converge_ms, s.converge_ms.1 + b.time_to_converge_ms);
             s.restoring_lag = (s.restoring_lag.0 + a.restoring_lag, s.restoring_lag.1 + b.restoring_lag);
+            s.downtime_ms = (s.downtime_ms.0 + a.task_downtime_ms, s.downtime_ms.1 + b.task_downtime_ms);
             s.subtopology_spread =
                 (s.subtopology_spread.0 + a.final_subtopology_spread, s.subtopology_spread.1 + b.final_subtopology_spread);
         }
@@ -203,6 +206,8 @@ fn compare_table(cmp: &Comparison) -> String {
             "converge B",
             "restoring lag A",
             "restoring lag B",
+            "task downtime A",
+            "task downtime B",
             "final spread A",
             "final spread B",
         ],
@@ -220,6 +225,7 @@ fn compare_table(cmp: &Comparison) -> String {
         let class = if b.converged { verdict(a.time_to_converge_ms as f64, b.time_to_converge_ms as f64) } else { "worse" };
         out.push_str(&num_cell("convergeB", b.time_to_converge_ms, &converge_text(b), class));
         pair(&mut out, "restoringLag", a.restoring_lag as f64, b.restoring_lag as f64, &count);
+        pair(&mut out, "downtime", a.task_downtime_ms as f64, b.task_downtime_ms as f64, &time);
         let spread = |s: &Summary| format!("{:.2}/{:.2}/{:.2}", s.final_spread, s.final_stateful_spread, s.final_subtopology_spread);
         out.push_str(&num_cell("spreadA", a.final_stateful_spread, &spread(a), ""));
         let class = verdict(a.final_stateful_spread, b.final_stateful_spread);
@@ -236,6 +242,7 @@ fn compare_table(cmp: &Comparison) -> String {
     pair(&mut out, "probing", s.probing.0 as f64, s.probing.1 as f64, &count);
     pair(&mut out, "converge", s.converge_ms.0 as f64, s.converge_ms.1 as f64, &time);
     pair(&mut out, "restoringLag", s.restoring_lag.0 as f64, s.restoring_lag.1 as f64, &count);
+    pair(&mut out, "downtime", s.downtime_ms.0 as f64, s.downtime_ms.1 as f64, &time);
     let spread = |x: f64| format!("sub-topology {x:.2}");
     pair(&mut out, "subtopologySpread", s.subtopology_spread.0, s.subtopology_spread.1, &spread);
     out.push_str("</tr></tfoot>\n</table>\n");
@@ -265,13 +272,14 @@ pub fn compare_html(cmp: &Comparison) -> String {
     let _ = writeln!(
         legend,
         "<p class=\"note\" id=\"verdict\">B against A over the {} scenario(s): {} task movements, {} warm-ups, {} probing rebalances, \
-         {} time to converge, {} restoring lag.</p>",
+         {} time to converge, {} restoring lag, {} task downtime.</p>",
         cmp.rows.len(),
         escape(&change(s.moved.0 as f64, s.moved.1 as f64, "fewer", "more")),
         escape(&change(s.warmups.0 as f64, s.warmups.1 as f64, "fewer", "more")),
         escape(&change(s.probing.0 as f64, s.probing.1 as f64, "fewer", "more")),
         escape(&change(s.converge_ms.0 as f64, s.converge_ms.1 as f64, "less", "more")),
         escape(&change(s.restoring_lag.0 as f64, s.restoring_lag.1 as f64, "less", "more")),
+        escape(&change(s.downtime_ms.0 as f64, s.downtime_ms.1 as f64, "less", "more")),
     );
     let mut body = panel("scenarios", "A against B", &format!("{legend}{}", compare_table(cmp)));
     let mut targets = String::from("<ul class=\"targets\">\n");
@@ -306,11 +314,12 @@ pub fn protocols_html(cmp: &ProtocolComparison) -> String {
         let _ = write!(legend, "<span><b>{}</b> = {}</span> · ", i + 1, escape(name));
     }
     legend.push_str("<span class=\"better\">best of the row</span> · * not converged</div>\n");
-    let metrics: [Column; 5] = [
+    let metrics: [Column; 6] = [
         ("converge", "converge", |r| r.time_to_converge_ms as f64, time),
         ("moved", "moved", |r| r.tasks_moved as f64, count),
         ("restored records", "restored", |r| r.restoring_lag as f64, count),
         ("restore time", "restoreTime", |r| r.restored_ms as f64, time),
+        ("task downtime", "downtime", |r| r.task_downtime_ms as f64, time),
         ("final stateful spread", "spread", |r| r.final_stateful_spread, two),
     ];
     let mut t = String::from("<table class=\"data\" id=\"protocols\">\n<thead><tr><th class=\"name\" rowspan=\"2\">scenario</th>");
@@ -348,7 +357,8 @@ pub fn protocols_html(cmp: &ProtocolComparison) -> String {
     let note = format!(
         "<p class=\"note\">streams: group.streams.heartbeat.interval.ms={}, group.streams.num.warmup.replicas={}, \
          group.streams.acceptable.recovery.lag={}. converge: from the last event until stable; restored: records active tasks \
-         restored; restore time: from the last event until every active task runs.</p>\n",
+         restored; restore time: from the last event until every active task runs; task downtime: task-time active tasks \
+         did not process (unowned or restoring), over the whole run.</p>\n",
         s.heartbeat_interval_ms, s.num_warmup_replicas, s.acceptable_recovery_lag
     );
     let body = panel("scenarios", "Both protocols", &format!("{legend}{note}{t}"));

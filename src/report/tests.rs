@@ -122,9 +122,8 @@ fn the_compare_sum_row_is_the_sum_of_the_scenario_rows() {
     let html = compare_html(&cmp);
     let foot = &html[html.find("<tfoot>").unwrap()..];
     let body = &html[..html.find("<tfoot>").unwrap()];
-    for key in
-        ["movedA", "movedB", "warmupsA", "warmupsB", "probingA", "probingB", "convergeA", "convergeB", "restoringLagA", "restoringLagB"]
-    {
+    let keys = ["movedA", "movedB", "warmupsA", "warmupsB", "probingA", "probingB", "convergeA", "convergeB", "restoringLagA", "restoringLagB"];
+    for key in keys.into_iter().chain(["downtimeA", "downtimeB"]) {
         let rows = values(body, key);
         assert_eq!(rows.len(), 2, "{key}");
         assert_eq!(values(foot, key), [rows.iter().sum::<f64>()], "{key}");
@@ -160,6 +159,8 @@ fn the_protocol_table_has_five_runs_a_scenario_and_their_totals() {
     for i in 0..5 {
         let v = values(&html, &format!("moved.{i}"));
         assert_eq!(v, [cmp.rows[0].runs[i].tasks_moved as f64; 2], "the row and the total of one scenario");
+        let v = values(&html, &format!("downtime.{i}"));
+        assert_eq!(v, [cmp.rows[0].runs[i].task_downtime_ms as f64; 2], "the row and the total of one scenario");
     }
     loads_nothing(&html);
 }

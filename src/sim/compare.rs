@@ -51,6 +51,8 @@ pub struct Summary {
     /// Spare copies the last assignment keeps ([`Round::spares`]): held on
     /// after the run, until the next rebalance.
     pub final_spares: usize,
+    /// Task-time active tasks did not process, tasks × ms ([`Report::task_downtime_ms`]).
+    pub task_downtime_ms: i64,
 }
 
 impl From<&Report> for Summary {
@@ -72,6 +74,7 @@ impl From<&Report> for Summary {
             changelog_records_read: r.changelog_records_read,
             local_copy_ms: r.local_copy_ms,
             final_spares: r.rounds.last().map_or(0, |x| x.spares),
+            task_downtime_ms: r.task_downtime_ms,
         }
     }
 }
@@ -342,9 +345,9 @@ impl Comparison {
         let _ = writeln!(out, "A = {}, B = {}", self.baseline, self.candidate);
         let _ = writeln!(
             out,
-            "| scenario | moved A | moved B | lower bound (B moved) | warm-ups A | warm-ups B | probing A | probing B | converge A | converge B | restored lag A | restored lag B | spread A | spread B |"
+            "| scenario | moved A | moved B | lower bound (B moved) | warm-ups A | warm-ups B | probing A | probing B | converge A | converge B | restored lag A | restored lag B | downtime A | downtime B | spread A | spread B |"
         );
-        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         let line = |out: &mut String, name: &str, a: &Summary, b: &Summary| {
             let bound = b.lower_bound.map_or("n/a".to_owned(), |lb| format!("{lb} ({})", b.bounded_tasks_moved));
             let conv = |s: &Summary| {
@@ -353,7 +356,7 @@ impl Comparison {
             };
             let _ = writeln!(
                 out,
-                "| {name} | {} | {} | {bound} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}/{:.2}/{:.2} | {:.2}/{:.2}/{:.2} |",
+                "| {name} | {} | {} | {bound} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}/{:.2}/{:.2} | {:.2}/{:.2}/{:.2} |",
                 a.tasks_moved,
                 b.tasks_moved,
                 a.warmups,
@@ -364,6 +367,8 @@ impl Comparison {
                 conv(b),
                 a.restoring_lag,
                 b.restoring_lag,
+                format_ms(a.task_downtime_ms),
+                format_ms(b.task_downtime_ms),
                 a.final_spread,
                 a.final_stateful_spread,
                 a.final_subtopology_spread,
@@ -383,14 +388,17 @@ impl Comparison {
         let (lb, lc) = sum(&|s| s.restoring_lag as f64);
         let (eb, ec) = sum(&|s| s.expected_departure_restore as f64);
         let (sb, sc) = sum(&|s| s.final_subtopology_spread);
+        let (db, dc) = sum(&|s| s.task_downtime_ms as f64);
         let bound: usize = self.rows.iter().filter_map(|r| r.candidate.lower_bound).sum();
         let bounded: usize = self.rows.iter().filter(|r| r.candidate.lower_bound.is_some()).map(|r| r.candidate.bounded_tasks_moved).sum();
         let _ = writeln!(
             out,
-            "| **total ({} scenarios)** | {mb:.0} | {mc:.0} | {bound} ({bounded}) | {wb:.0} | {wc:.0} | {pb:.0} | {pc:.0} | {} | {} | {lb:.0} | {lc:.0} | sub-topology {sb:.2} | sub-topology {sc:.2} |",
+            "| **total ({} scenarios)** | {mb:.0} | {mc:.0} | {bound} ({bounded}) | {wb:.0} | {wc:.0} | {pb:.0} | {pc:.0} | {} | {} | {lb:.0} | {lc:.0} | {} | {} | sub-topology {sb:.2} | sub-topology {sc:.2} |",
             self.rows.len(),
             format_ms(tb as i64),
-            format_ms(tc as i64)
+            format_ms(tc as i64),
+            format_ms(db as i64),
+            format_ms(dc as i64)
         );
         let change = |base: f64, cand: f64, fewer: &str, more: &str, what: &str| {
             let p = percent_less(base, cand);
@@ -405,6 +413,17 @@ impl Comparison {
             change(tb, tc, "less", "more", "time to converge"),
             change(lb, lc, "less", "more", "restored lag"),
             change(eb, ec, "less", "more", "on average")
+        );
+        let (less, more) = self.rows.iter().fold((0, 0), |(l, m), r| {
+            let (a, b) = (r.baseline.task_downtime_ms, r.candidate.task_downtime_ms);
+            (l + usize::from(b < a), m + usize::from(b > a))
+        });
+        let _ = writeln!(
+            out,
+            "Task downtime (task-time active tasks did not process: unowned, or restoring their state): A {}, B {}, {}; B's is less in {less} scenario(s), more in {more}.",
+            format_ms(db as i64),
+            format_ms(dc as i64),
+            change(db, dc, "less", "more", "for B")
         );
         let (smaller, larger) = self.rows.iter().fold((0, 0), |(s, l), r| {
             let (a, b) = (r.baseline.final_subtopology_spread, r.candidate.final_subtopology_spread);

@@ -53,7 +53,7 @@ pub use compare::{Comparison, ComparisonRow, SameInputs, Summary, Target, churn_
 pub use config::{STATE_CLEANUP_DELAY_MS, SimConfig};
 pub use report::{Report, Round, SimError};
 pub use run::{run, run_with_shadow};
-pub use scenario::{BUILTIN_SCENARIOS, Event, EventKind, MemberSpec, Scenario, Subtopology, builtin};
+pub use scenario::{AVAILABILITY_SCENARIOS, BUILTIN_SCENARIOS, Event, EventKind, MemberSpec, Scenario, Subtopology, availability_scenarios, builtin};
 pub use protocols::{PROTOCOL_RUNS, ProtocolComparison, ProtocolRow, ProtocolRun, compare_protocols};
 pub use streams::{FirstDifference, StickyOnSameInputs, StreamsAssignor, StreamsConfig, StreamsReport, run_streams};
 pub use svg::render_svg;

@@ -48,6 +48,9 @@ pub struct ProtocolRun {
     pub restoring_lag: i64,
     /// From the last event until every active task runs (none restores): the restoration time.
     pub restored_ms: i64,
+    /// Task-time active tasks did not process, unowned or restoring, tasks × ms
+    /// ([`Report::task_downtime_ms`]).
+    pub task_downtime_ms: i64,
     /// Final max − min active tasks per thread.
     pub final_spread: f64,
     /// Final max − min stateful active tasks per thread.
@@ -76,6 +79,7 @@ impl ProtocolRun {
             tasks_moved: r.total_tasks_moved,
             restoring_lag: r.total_restoring_lag,
             restored_ms: 0,
+            task_downtime_ms: r.task_downtime_ms,
             final_spread: r.final_load_spread,
             final_stateful_spread: r.final_stateful_load_spread,
             unowned_task_ms: None,
@@ -173,6 +177,10 @@ const METRICS: [Metric; 5] = [
     Metric { what: "ends most even", better: "ends more even", worse: "less even", value: |r| r.final_stateful_spread },
 ];
 
+/// Task downtime, ranked apart from [`METRICS`] (its best-of line comes after theirs).
+const DOWNTIME: Metric =
+    Metric { what: "least task downtime", better: "less downtime", worse: "more", value: |r| r.task_downtime_ms as f64 };
+
 impl ProtocolComparison {
     /// The table: a row per scenario with each run's time to converge, moves, restored records,
     /// restoration time and final stateful spread, the totals, and a verdict line per metric.
@@ -189,30 +197,32 @@ impl ProtocolComparison {
         );
         let _ = writeln!(
             out,
-            "converge: from the last event until stable (rebalances, or targets, after it); restored: records active tasks restored; restore time: from the last event until every active task runs; spread: final max - min stateful active tasks per thread"
+            "converge: from the last event until stable (rebalances, or targets, after it); restored: records active tasks restored; restore time: from the last event until every active task runs; downtime: task-time active tasks did not process (unowned or restoring), over the whole run; spread: final max - min stateful active tasks per thread"
         );
         let head = |what: &str| SHORT.iter().map(|c| format!("{what} {c}")).collect::<Vec<_>>().join(" | ");
         let _ = writeln!(
             out,
-            "| scenario | {} | {} | {} | {} | {} |",
+            "| scenario | {} | {} | {} | {} | {} | {} |",
             head("converge"),
             head("moved"),
             head("restored"),
             head("restore time"),
+            head("downtime"),
             head("spread")
         );
-        let _ = writeln!(out, "|---{}|", "|---".repeat(5 * SHORT.len()));
+        let _ = writeln!(out, "|---{}|", "|---".repeat(6 * SHORT.len()));
         let mark = |r: &ProtocolRun, text: String| if r.converged { text } else { format!("{text}*") };
         for row in &self.rows {
             let cells = |f: &dyn Fn(&ProtocolRun) -> String| row.runs.iter().map(f).collect::<Vec<_>>().join(" | ");
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} |",
                 row.scenario,
                 cells(&|r| mark(r, format!("{} ({})", format_ms(r.time_to_converge_ms), r.rounds_to_converge))),
                 cells(&|r| r.tasks_moved.to_string()),
                 cells(&|r| r.restoring_lag.to_string()),
                 cells(&|r| format_ms(r.restored_ms)),
+                cells(&|r| format_ms(r.task_downtime_ms)),
                 cells(&|r| format!("{:.2}", r.final_stateful_spread))
             );
         }
@@ -221,11 +231,12 @@ impl ProtocolComparison {
             |f: fn(&ProtocolRun) -> f64, show: &dyn Fn(f64) -> String| (0..SHORT.len()).map(|i| show(total(i, f))).collect::<Vec<_>>().join(" | ");
         let _ = writeln!(
             out,
-            "| total ({n}) | {} | {} | {} | {} | {} |",
+            "| total ({n}) | {} | {} | {} | {} | {} | {} |",
             totals(|r| r.time_to_converge_ms as f64, &|v| format_ms(v as i64)),
             totals(|r| r.tasks_moved as f64, &|v| format!("{v:.0}")),
             totals(|r| r.restoring_lag as f64, &|v| format!("{v:.0}")),
             totals(|r| r.restored_ms as f64, &|v| format_ms(v as i64)),
+            totals(|r| r.task_downtime_ms as f64, &|v| format_ms(v as i64)),
             totals(|r| r.final_stateful_spread, &|v| format!("{v:.2}"))
         );
         let not_converged: Vec<String> = (0..SHORT.len())
@@ -237,7 +248,7 @@ impl ProtocolComparison {
             let _ = writeln!(out, "* not converged: {} scenario(s)", not_converged.join(", "));
         }
         let _ = writeln!(out, "\nOver the {n} scenario(s) (ties count for each):");
-        for m in &METRICS {
+        for m in METRICS.iter().chain([&DOWNTIME]) {
             let best: Vec<String> = (0..SHORT.len())
                 .map(|i| {
                     let wins = self
@@ -253,6 +264,11 @@ impl ProtocolComparison {
                 .collect();
             let _ = writeln!(out, "- {}: {}", m.what, best.join(", "));
         }
+        let mut ranked: Vec<(i64, &str)> =
+            (0..SHORT.len()).map(|i| (self.rows.iter().map(|r| r.runs[i].task_downtime_ms).sum(), SHORT[i])).collect();
+        ranked.sort();
+        let ranked: Vec<String> = ranked.iter().map(|(ms, name)| format!("{name} {}", format_ms(*ms))).collect();
+        let _ = writeln!(out, "- task downtime in all, least first: {}", ranked.join(", "));
         for (a, b) in [(2, 0), (3, 1), (3, 2), (4, 1), (4, 2)] {
             let lines: Vec<String> = METRICS
                 .iter()

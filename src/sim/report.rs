@@ -127,6 +127,14 @@ pub struct Report {
     /// `state.cleanup.delay.ms` cleaner deletes it), in copies × ms over the whole run and on to
     /// [`SimConfig::observe_until_ms`](super::SimConfig::observe_until_ms).
     pub local_copy_ms: i64,
+    /// Task downtime: the time active tasks did not process, tasks × ms, from the start of the
+    /// run (its starting assignment included) until every task runs. A task is down while no
+    /// member holds it (unowned: on the streams protocol between its revocation and its new
+    /// owner's next heartbeat; on the classic protocol, where a task moves within the
+    /// rebalance, only while no member is up) and while its owner restores it from its
+    /// changelog, restores still under way when the run ends counted to their end at their
+    /// rate. Neither protocol's rebalance pauses processing in the model.
+    pub task_downtime_ms: i64,
 }
 
 /// The simulation could not run.

@@ -122,6 +122,7 @@ pub(super) fn run_world<'a>(
         expected_departure_restore,
         changelog_records_read: world.changelog_records_read,
         local_copy_ms: world.local_copy_ms,
+        task_downtime_ms: world.task_downtime_ms(),
         rounds,
     };
     world.observe_until(config.observe_until_ms, &mut report);
@@ -212,5 +213,20 @@ mod tests {
         assert_eq!(report.changelog_records_read, 2 * 100 * 600);
         // Two copies beyond the actives, held for 600 s.
         assert_eq!(report.local_copy_ms, 2 * 600_000);
+    }
+
+    #[test]
+    fn a_cold_move_is_down_for_its_restore_and_a_warm_move_not_at_all() {
+        // Nothing produced: a task of 2,000,000 records restores in 100 s at 20,000 records/s.
+        let config = SimConfig { produce_records_per_sec: 0, ..SimConfig::default() };
+        let ha = AssignorKind::HighAvailability.assignor();
+        // The crashed member's task moves within the rebalance: down only while it restores.
+        let cold = run(ha, &crate::sim::scenario::crash_of_one_of_two(0), &config).unwrap();
+        assert_eq!((cold.total_tasks_moved, cold.total_restoring_lag), (1, 2_000_000), "{}", cold.table());
+        assert_eq!(cold.task_downtime_ms, 100_000, "{}", cold.table());
+        // Onto a caught-up standby: it runs at once.
+        let warm = run(ha, &crate::sim::scenario::crash_of_one_of_two(1), &config).unwrap();
+        assert_eq!((warm.total_tasks_moved, warm.total_restoring_lag), (1, 0), "{}", warm.table());
+        assert_eq!(warm.task_downtime_ms, 0, "{}", warm.table());
     }
 }

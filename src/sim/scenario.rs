@@ -184,6 +184,24 @@ pub const BUILTIN_SCENARIOS: &[(&str, &str)] = &[
     ("random-churn", "random joins, leaves, crashes and returns (use --seed)"),
 ];
 
+/// The availability benchmark's scenarios: name and description. One app of 8 stateful tasks
+/// (1,000,000 changelog records each) with one standby each, on instances of one stream thread,
+/// through the changes the real-cluster benchmark makes. They are not in the comparison suite
+/// ([`suite_scenarios`](super::suite_scenarios)); `simulate --compare availability` runs them
+/// ([`availability_scenarios`]).
+pub const AVAILABILITY_SCENARIOS: &[(&str, &str)] = &[
+    ("availability-scale-out", "availability benchmark: 3 instances, a 4th joins"),
+    ("availability-scale-in", "availability benchmark: 4 instances, one shuts down gracefully"),
+    ("availability-crash", "availability benchmark: 4 instances, one crashes"),
+    ("availability-rolling-bounce", "availability benchmark: 4 instances restart one after the other (static membership)"),
+    ("availability-cold-start", "availability benchmark: 3 instances start, their state only in the changelogs"),
+];
+
+/// The scenarios of [`AVAILABILITY_SCENARIOS`], in that order.
+pub fn availability_scenarios() -> Vec<Scenario> {
+    AVAILABILITY_SCENARIOS.iter().filter_map(|(n, _)| builtin(n, 0)).collect()
+}
+
 const MIN: i64 = 60_000;
 
 fn app() -> Vec<Subtopology> {
@@ -202,7 +220,8 @@ fn at(at_ms: i64, kind: EventKind) -> Event {
     Event { at_ms, kind }
 }
 
-/// A built-in scenario by name (`seed` shapes `random-churn` only).
+/// A built-in scenario by name, of [`BUILTIN_SCENARIOS`] or [`AVAILABILITY_SCENARIOS`] (`seed`
+/// shapes `random-churn` only).
 ///
 /// ```
 /// let s = kstreams_assignor::sim::builtin("scale-down", 0).unwrap();
@@ -210,7 +229,7 @@ fn at(at_ms: i64, kind: EventKind) -> Event {
 /// assert!(kstreams_assignor::sim::builtin("no-such-thing", 0).is_none());
 /// ```
 pub fn builtin(name: &str, seed: u64) -> Option<Scenario> {
-    let description = BUILTIN_SCENARIOS.iter().find(|(n, _)| *n == name)?.1.to_owned();
+    let description = BUILTIN_SCENARIOS.iter().chain(AVAILABILITY_SCENARIOS).find(|(n, _)| *n == name)?.1.to_owned();
     let mut s = Scenario {
         name: name.to_owned(),
         description,
@@ -262,9 +281,34 @@ pub fn builtin(name: &str, seed: u64) -> Option<Scenario> {
                 .collect();
         }
         "random-churn" => random_churn(&mut s, seed),
-        _ => return None,
+        _ => availability(&mut s),
     }
     Some(s)
+}
+
+/// The availability benchmark's scenario `s` names ([`AVAILABILITY_SCENARIOS`]).
+fn availability(s: &mut Scenario) {
+    s.configs = s.configs.clone().with_num_standby_replicas(1);
+    s.subtopologies = vec![Subtopology::new(0, 8, Some(1_000_000))];
+    s.initial_members = members("S", 1..=4, 1);
+    let last = s.initial_members[3].process_id;
+    match s.name.as_str() {
+        "availability-scale-out" => {
+            let joiner = s.initial_members.pop().expect("four members");
+            s.events = vec![at(MIN, EventKind::Join(joiner))];
+        }
+        "availability-scale-in" => s.events = vec![at(MIN, EventKind::Leave(last))],
+        "availability-crash" => s.events = vec![at(MIN, EventKind::Crash(last))],
+        "availability-rolling-bounce" => {
+            let restarts = s.initial_members.iter().enumerate().map(|(i, m)| at((i as i64 + 1) * 5 * MIN, EventKind::Restart(m.process_id)));
+            s.events = restarts.collect();
+        }
+        _ => {
+            // Cold start: nothing on the members' disks; every task restores its changelog.
+            s.initial_members.truncate(3);
+            s.running = false;
+        }
+    }
 }
 
 fn random_churn(s: &mut Scenario, seed: u64) {
@@ -308,5 +352,22 @@ fn random_churn(s: &mut Scenario, seed: u64) {
             EventKind::Restart(rng.pick(&up).process_id)
         };
         s.events.push(at(t, kind));
+    }
+}
+
+/// Two running members of one thread, a stateful task each (2,000,000 changelog records) and
+/// `standbys` standby replicas; at 60 s the member that joined first crashes, and its task
+/// moves to the other, cold or onto its standby.
+#[cfg(test)]
+pub(super) fn crash_of_one_of_two(standbys: i32) -> Scenario {
+    let initial = members("S", 1..=2, 1);
+    Scenario {
+        name: "crash-of-one-of-two".into(),
+        description: String::new(),
+        configs: AssignmentConfigs::default().with_num_standby_replicas(standbys),
+        subtopologies: vec![Subtopology::new(0, 2, Some(2_000_000))],
+        events: vec![at(MIN, EventKind::Crash(initial[0].process_id))],
+        initial_members: initial,
+        running: true,
     }
 }

@@ -114,6 +114,14 @@ pub(super) struct World<'a> {
     pub(super) local_copy_ms: i64,
     /// When the last restore of an active task so far finished.
     last_restore_done_ms: i64,
+    /// Active tasks of the app, stateful and stateless.
+    tasks: usize,
+    /// Active tasks no member up held (revoked or orphaned and not yet given), once the app has
+    /// run, integrated over time so far (tasks × ms).
+    pub(super) unowned_task_ms: i64,
+    /// Active tasks whose owner restored them before they could process, integrated over time
+    /// so far (tasks × ms).
+    restoring_task_ms: i64,
 }
 
 impl<'a> World<'a> {
@@ -132,6 +140,9 @@ impl<'a> World<'a> {
             changelog_records_read: 0,
             local_copy_ms: 0,
             last_restore_done_ms: 0,
+            tasks: scenario.stateful_tasks().len() + scenario.stateless_tasks().len(),
+            unowned_task_ms: 0,
+            restoring_task_ms: 0,
         }
     }
 
@@ -140,21 +151,28 @@ impl<'a> World<'a> {
         (self.config.restore_records_per_sec - self.config.produce_records_per_sec).max(1)
     }
 
+    /// How long each restore under way still takes at its rate, ms.
+    fn restores_left(&self) -> impl Iterator<Item = i64> + '_ {
+        let rate = self.catch_up_rate();
+        self.members.iter().filter(|m| m.up).flat_map(|m| m.restoring.iter().map(move |t| (m, t))).map(move |(m, t)| {
+            let behind = self.end_offsets.get(t).copied().unwrap_or(0) - m.offsets.get(t).copied().unwrap_or(0);
+            (behind.max(0).saturating_mul(1000) + rate - 1) / rate
+        })
+    }
+
     /// When every active task of the members up runs (none restores): the end of the last
     /// restore so far, or of those still under way at their rate.
     pub(super) fn all_restored_at(&self) -> i64 {
-        let rate = self.catch_up_rate();
-        let pending = self
-            .members
-            .iter()
-            .filter(|m| m.up)
-            .flat_map(|m| m.restoring.iter().map(move |t| (m, t)))
-            .map(|(m, t)| {
-                let behind = self.end_offsets.get(t).copied().unwrap_or(0) - m.offsets.get(t).copied().unwrap_or(0);
-                self.now + (behind.max(0).saturating_mul(1000) + rate - 1) / rate
-            })
-            .max();
+        let pending = self.restores_left().max().map(|left| self.now + left);
         pending.map_or(self.last_restore_done_ms, |p| p.max(self.last_restore_done_ms))
+    }
+
+    /// Task downtime: the time active tasks did not process since the start, tasks × ms. A task
+    /// is down while no member up holds it (unowned: [`World::unowned_task_ms`]) and while its
+    /// owner restores it, to the end of the restores still under way at their rate.
+    pub(super) fn task_downtime_ms(&self) -> i64 {
+        let left: i64 = self.restores_left().sum();
+        self.unowned_task_ms.saturating_add(self.restoring_task_ms).saturating_add(left)
     }
 
     /// Lets a run that has ended go on without rebalancing up to `to` (if later), and updates
@@ -165,6 +183,7 @@ impl<'a> World<'a> {
         }
         report.changelog_records_read = self.changelog_records_read;
         report.local_copy_ms = self.local_copy_ms;
+        report.task_downtime_ms = self.task_downtime_ms();
     }
 
     fn member(&mut self, id: ProcessId) -> Option<&mut Member> {
@@ -183,7 +202,7 @@ impl<'a> World<'a> {
         let produced = self.config.produce_records_per_sec.saturating_mul(dt) / 1000;
         let restored = self.config.restore_records_per_sec.saturating_mul(dt) / 1000;
         let rate = self.catch_up_rate();
-        // The restores that finish in this interval, and when.
+        // The restores that finish in this interval, and when; until then their tasks are down.
         for m in self.members.iter().filter(|m| m.up) {
             for t in &m.restoring {
                 let behind = self.end_offsets.get(t).copied().unwrap_or(0) - m.offsets.get(t).copied().unwrap_or(0);
@@ -191,7 +210,14 @@ impl<'a> World<'a> {
                 if done <= to {
                     self.last_restore_done_ms = self.last_restore_done_ms.max(done);
                 }
+                self.restoring_task_ms = self.restoring_task_ms.saturating_add(done.min(to) - from);
             }
+        }
+        // Once the app has run, a task no member up holds is down too.
+        if !self.owner.is_empty() {
+            let owned: BTreeSet<&TaskId> = self.members.iter().filter(|m| m.up).flat_map(|m| &m.active).collect();
+            let unowned = self.tasks.saturating_sub(owned.len()) as i64;
+            self.unowned_task_ms = self.unowned_task_ms.saturating_add(unowned.saturating_mul(dt));
         }
         for end in self.end_offsets.values_mut() {
             *end = end.saturating_add(produced);

@@ -38,7 +38,6 @@ struct StreamsRun<'a> {
     memory: StreamsMemory,
     rounds: Vec<Round>,
     heartbeats: usize,
-    unowned_task_ms: i64,
     most_doubly_owned: usize,
     /// The prober's next look, while one is in the group and the assignor waits for warm-ups.
     next_probe_ms: Option<i64>,
@@ -68,7 +67,6 @@ impl<'a> StreamsRun<'a> {
             memory: StreamsMemory::new(),
             rounds: Vec::new(),
             heartbeats: 0,
-            unowned_task_ms: 0,
             most_doubly_owned: 0,
             next_probe_ms: None,
             probes: 0,
@@ -80,17 +78,6 @@ impl<'a> StreamsRun<'a> {
     /// Whether a prober is in the group: under `optimized`, with `probe.interval.ms` set.
     fn probing(&self) -> bool {
         self.assignor == StreamsAssignor::Optimized && self.streams.probe_interval_ms > 0
-    }
-
-    /// Lets time pass to `to`, counting the active tasks no member runs meanwhile.
-    fn advance(&mut self, to: i64) {
-        let dt = (to - self.world.now).max(0);
-        if !self.group.members.is_empty() {
-            let owned: BTreeSet<&TaskId> = self.group.members.iter().flat_map(|m| m.active.keys()).collect();
-            let all = self.world.end_offsets.len() + self.world.scenario.stateless_tasks().len();
-            self.unowned_task_ms = self.unowned_task_ms.saturating_add((all - owned.len().min(all)) as i64 * dt);
-        }
-        self.world.advance(to);
     }
 
     /// Adds a member per stream thread of every process up that has none, removes those of
@@ -460,7 +447,7 @@ pub(super) fn run(
         // run has heartbeats.
         let probe_time = run.next_probe_ms.filter(|_| run.group.reconciled() && run.probe_checks < max_heartbeats);
         let Some(at) = earliest(earliest(event_time, step_time), probe_time) else { break };
-        run.advance(at);
+        run.world.advance(at);
         let mut triggers = Vec::new();
         if event_time == Some(at) {
             while events.get(next_event).is_some_and(|e| e.at_ms == at) {
@@ -521,15 +508,17 @@ pub(super) fn run(
         expected_departure_restore,
         changelog_records_read: 0,
         local_copy_ms: 0,
+        task_downtime_ms: 0,
         rounds,
     };
     let restored_ms = (run.world.all_restored_at() - last_event_time).max(0);
+    let unowned_task_ms = run.world.unowned_task_ms;
     run.world.observe_until(config.observe_until_ms, &mut report);
     Ok(StreamsReport {
         report,
         group_epochs: run.group.group_epoch,
         heartbeats: run.heartbeats,
-        unowned_task_ms: run.unowned_task_ms,
+        unowned_task_ms,
         warmups_waiting,
         probes: run.probes,
         most_doubly_owned: run.most_doubly_owned,
@@ -537,4 +526,30 @@ pub(super) fn run(
         restored_ms,
         end_ms: run.world.now,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::scenario::crash_of_one_of_two;
+
+    #[test]
+    fn a_moved_task_is_down_while_unowned_and_while_it_restores() {
+        // Nothing produced: a task of 2,000,000 records restores in 100 s at 20,000 records/s.
+        let config = SimConfig { produce_records_per_sec: 0, ..SimConfig::default() };
+        let streams = StreamsConfig::default();
+        for assignor in [StreamsAssignor::Sticky, StreamsAssignor::Optimized] {
+            // The crashed member's task waits for the survivor's next heartbeat, then restores.
+            let cold = run(assignor, &crash_of_one_of_two(0), &config, &streams).unwrap();
+            let gap = cold.unowned_task_ms;
+            assert!(gap > 0 && gap <= streams.heartbeat_interval_ms, "{}", cold.table());
+            assert_eq!((cold.report.total_tasks_moved, cold.report.total_restoring_lag), (1, 2_000_000), "{}", cold.table());
+            assert_eq!(cold.report.task_downtime_ms, gap + 100_000, "{}", cold.table());
+            // Onto a caught-up standby: down only for the gap.
+            let warm = run(assignor, &crash_of_one_of_two(1), &config, &streams).unwrap();
+            assert_eq!((warm.report.total_tasks_moved, warm.report.total_restoring_lag), (1, 0), "{}", warm.table());
+            assert!(warm.unowned_task_ms > 0, "{}", warm.table());
+            assert_eq!(warm.report.task_downtime_ms, warm.unowned_task_ms, "{}", warm.table());
+        }
+    }
 }
