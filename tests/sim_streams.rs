@@ -102,7 +102,8 @@ fn cli(args: &[&str]) -> (String, bool) {
 
 #[test]
 fn the_classic_output_is_unchanged() {
-    // Captured from the binary before the streams protocol was added.
+    // Captured from the binary before the streams protocol was added; since then only the task
+    // downtime columns and their line were added (docs/simulator.md, Task downtime).
     assert_eq!(cli(&["simulate"]).0, include_str!("../fixtures/sim/simulate.txt"));
     let compare = include_str!("../fixtures/sim/simulate-compare.txt");
     assert_eq!(cli(&["simulate", "--compare"]).0, compare);
