@@ -1,5 +1,6 @@
 //! Times the streams `optimized` assignor on the benchmark's large group, for profiling; with
-//! `digest`, prints a digest of its answers over random groups, to compare two builds.
+//! `digest`, prints a digest of its answers over random groups, to compare two builds; with
+//! `extras MEMBERS TASKS BOUND…`, counts the copies beyond the standbys under each bound.
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
@@ -25,6 +26,33 @@ fn main() {
             format!("{:?}", assign_optimized(&case.spec, &case.topology, &mut memory, 1_700_000_000_000)).hash(&mut h);
         }
         println!("digest {:016x}", h.finish());
+        return;
+    }
+    if args[0] == "extras" {
+        // The copies beyond the standbys asked for at MEMBERS x TASKS (one member per process,
+        // every task stateful, one standby), under `group.streams.num.warmup.replicas` = each
+        // BOUND given; the engine's own count before the bound is the copies kept plus those
+        // left out.
+        let n: Vec<usize> = args[1..3].iter().map(|a| a.parse().unwrap()).collect();
+        let case = large_case(n[0], 1, n[1], 1);
+        for bound in &args[3..] {
+            let mut spec = case.spec.clone();
+            spec.configs = spec.configs.clone().with_num_warmup_replicas(bound.parse().unwrap());
+            let mut memory = StreamsMemory::new();
+            let out = assign_optimized(&spec, &case.topology, &mut memory, 1_700_000_000_000).unwrap();
+            let copies: usize = out.members.values().map(|m| m.task_counts().1 + m.task_counts().2).sum();
+            let e = memory.extra_copies();
+            println!(
+                "bound {bound}: {copies} copies for {} stateful tasks; extra {} ({} warm-ups, {} kept, {} spares), {} left out: {} before the bound",
+                n[1],
+                e.total(),
+                e.warmups,
+                e.kept,
+                e.spares,
+                e.left_out,
+                e.total() + e.left_out
+            );
+        }
         return;
     }
     if args[0] == "gaps" {

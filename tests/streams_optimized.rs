@@ -225,7 +225,7 @@ fn a_running_task_whose_offsets_nobody_reported_yet_waits_for_a_warm_up_beside_a
     let topology = StreamsTopology::new([StreamsSubtopology::new("0", 2, true)]);
     let a = StreamsMemberSpec::new("a", "p1").with_active_task("0", 0, 1).with_active_task("0", 1, 1);
     let probe = StreamsMemberSpec::new("probe", "prober").with_client_tag(PROBE_TAG, "0");
-    let configs = StreamsAssignmentConfigs::default().with_acceptable_recovery_lag(10);
+    let configs = StreamsAssignmentConfigs::default().with_num_warmup_replicas(1).with_acceptable_recovery_lag(10);
     let spec = StreamsGroupSpec::new([a, StreamsMemberSpec::new("b", "p2"), probe]).with_configs(configs);
     let target = assign_optimized(&spec, &topology, &mut StreamsMemory::new(), NOW).unwrap();
     assert_eq!(target.members["a"].task_counts().0, 2, "{target:?}");
@@ -243,7 +243,7 @@ fn state_left_on_disk_is_not_caught_up_while_nobody_reports_the_end() {
     let a = StreamsMemberSpec::new("a", "p1").with_active_task("0", 0, 1).with_active_task("0", 1, 1);
     let b = StreamsMemberSpec::new("b", "p2").with_task_offset("0", 0, 1_300_000).with_task_offset("0", 1, 1_200_000);
     let probe = StreamsMemberSpec::new("probe", "prober").with_client_tag(PROBE_TAG, "0");
-    let configs = StreamsAssignmentConfigs::default().with_acceptable_recovery_lag(10_000);
+    let configs = StreamsAssignmentConfigs::default().with_num_warmup_replicas(1).with_acceptable_recovery_lag(10_000);
     let spec = StreamsGroupSpec::new([a.clone(), b.clone(), probe.clone()]).with_configs(configs.clone());
     let target = assign_optimized(&spec, &topology, &mut StreamsMemory::new(), NOW).unwrap();
     assert_eq!(target.members["a"].task_counts().0, 2, "{target:?}");

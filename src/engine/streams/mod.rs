@@ -29,6 +29,7 @@
 mod active;
 mod balance;
 mod counts;
+mod extra;
 mod input;
 mod members;
 mod moves;
@@ -41,6 +42,7 @@ mod sticky;
 #[cfg(any(test, feature = "testdata"))]
 pub mod testdata;
 
+pub use extra::ExtraCopies;
 pub use input::{
     MAX_STREAMS_TASKS, StreamsAssignError, StreamsAssignmentConfigs, StreamsGroupSpec, StreamsMemberSpec, StreamsSubtopology,
     StreamsTopology, TaskValues, Tasks,

@@ -2,10 +2,11 @@
 //! [`AssignmentInput`] (a client per process), the engine's decision, and each process's tasks
 //! dealt over its members.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use uuid::Uuid;
 
+use super::extra::{ExtraCopies, bound_extra_copies};
 use super::input::{StreamsAssignError, StreamsGroupSpec, StreamsMemberSpec, StreamsTopology, Tasks};
 use super::members::{Task, deal, holders};
 use super::output::{StreamsGroupAssignment, StreamsMemberAssignment};
@@ -29,6 +30,7 @@ pub const OPTIMIZED_ASSIGNOR_NAME: &str = "optimized";
 pub struct StreamsMemory {
     snapshot: Option<Snapshot>,
     followup: Option<Followup>,
+    extra: ExtraCopies,
 }
 
 impl StreamsMemory {
@@ -43,6 +45,13 @@ impl StreamsMemory {
     /// again (the next group epoch, or a timer of its own). `None` before the first assignment.
     pub fn followup(&self) -> Option<&Followup> {
         self.followup.as_ref()
+    }
+
+    /// The copies of stateful tasks the last assignment handed out beyond the standbys asked
+    /// for, by kind, and how many the bound (`group.streams.num.warmup.replicas`) left out.
+    /// All zero before the first assignment.
+    pub fn extra_copies(&self) -> ExtraCopies {
+        self.extra
     }
 
     /// The last assignment's snapshot, taken out of the memory, as the engine reads it if it may
@@ -131,6 +140,7 @@ pub fn assign_optimized(
     memory: &mut StreamsMemory,
     now_ms: i64,
 ) -> Result<StreamsGroupAssignment, StreamsAssignError> {
+    memory.extra = ExtraCopies::default();
     let probers: Vec<&StreamsMemberSpec> = spec.members.iter().filter(|m| is_prober(m)).collect();
     if probers.is_empty() {
         return assign_members(spec, topology, memory, now_ms, Moves::AtOnce);
@@ -178,7 +188,8 @@ pub fn is_prober(member: &StreamsMemberSpec) -> bool {
 /// };
 ///
 /// let topology = StreamsTopology::new([StreamsSubtopology::new("0", 2, true)]);
-/// let configs = StreamsAssignmentConfigs::default().with_acceptable_recovery_lag(10);
+/// // One warm-up (`group.streams.num.warmup.replicas`; 0 would allow none).
+/// let configs = StreamsAssignmentConfigs::default().with_num_warmup_replicas(1).with_acceptable_recovery_lag(10);
 /// // p1 runs both tasks at offset 1,000; p2 has just joined with no state; a prober is there.
 /// let a = StreamsMemberSpec::new("a", "p1").with_active_task("0", 0, 1).with_active_task("0", 1, 1)
 ///     .with_task_end_offset("0", 0, 1_000).with_task_end_offset("0", 1, 1_000);
@@ -259,7 +270,7 @@ fn assign_members(
     let mut input = group.engine_input(spec, &index, &shape)?;
     crate::interrupt::checkpoint();
     input.previous_rebalance = memory.recall(now_ms, &input);
-    let assignment = match moves {
+    let mut assignment = match moves {
         Moves::AtOnce => {
             let mut assignment = apply_at_once(&mut input)?;
             crate::interrupt::checkpoint();
@@ -282,6 +293,8 @@ fn assign_members(
         }
     };
     crate::interrupt::checkpoint();
+    let bound = usize::try_from(spec.configs.num_warmup_replicas).unwrap_or(usize::MAX);
+    memory.extra = bound_extra_copies(&mut assignment, &input, &group.held(), bound);
     memory.followup = Some(assignment.followup.clone());
     memory.snapshot = Snapshot::take(&mut input, now_ms);
 
@@ -431,6 +444,19 @@ impl Group {
         }
         let by_process_id = processes.iter().enumerate().map(|(i, p)| (p.process_id, i)).collect();
         Self { processes, by_process_id }
+    }
+
+    /// The (process, task) pairs of the current assignment: active, standby and warm-up tasks.
+    fn held(&self) -> HashSet<(ProcessId, TaskId)> {
+        let mut held = HashSet::new();
+        for process in &self.processes {
+            for tasks in &process.tasks {
+                for &(s, p) in tasks.active.iter().chain(&tasks.standby) {
+                    held.insert((process.process_id, TaskId::new(s as i32, p)));
+                }
+            }
+        }
+        held
     }
 
     /// The engine's input: a client per process, tasks numbered by subtopology index.

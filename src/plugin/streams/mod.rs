@@ -30,7 +30,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
-use crate::engine::streams::{StreamsMemory, StreamsTopology, assign_optimized};
+use crate::engine::streams::{StreamsGroupAssignment, StreamsMemory, StreamsTopology, assign_optimized};
 use crate::interrupt::{Interrupted, interruptible};
 use crate::plugin::PluginError;
 
@@ -142,18 +142,7 @@ impl StreamsSessions {
                 return Err(e.into());
             }
         };
-        let (mut active, mut standby, mut warmup) = (0, 0, 0);
-        for m in assignment.members.values() {
-            let (a, s, w) = m.task_counts();
-            (active, standby, warmup) = (active + a, standby + s, warmup + w);
-        }
-        let waiting = memory.followup().is_some_and(|f| f.probing_rebalance_needed);
-        let summary = format!(
-            "optimized: {active} active tasks, {standby} standbys and {warmup} warm-ups over {} members of {} processes{}",
-            assignment.members.len(),
-            processes.len(),
-            if waiting { "; warm-ups restoring, the next assignment may move their tasks" } else { "" },
-        );
+        let summary = summary(&assignment, &memory, processes.len());
         self.put(key, processes, memory);
         Ok(StreamsResponse { assignment, summary, engine_nanos })
     }
@@ -186,6 +175,36 @@ impl StreamsSessions {
         groups.by_topology.entry(key).or_default().push(Remembered { processes, memory, last_used });
         groups.len += 1;
     }
+}
+
+/// The call's log line: the active tasks, the standbys asked for (`num.standby.replicas`), and
+/// apart from them the extra copies by kind with their bound (see [`ExtraCopies`]), all handed
+/// out as standbys.
+fn summary(assignment: &StreamsGroupAssignment, memory: &StreamsMemory, processes: usize) -> String {
+    let (mut active, mut copies) = (0, 0);
+    for m in assignment.members.values() {
+        let (a, s, w) = m.task_counts();
+        (active, copies) = (active + a, copies + s + w);
+    }
+    let extra = memory.extra_copies();
+    let waiting = memory.followup().is_some_and(|f| f.probing_rebalance_needed && !f.watch_list.is_empty());
+    let left_out = match extra.left_out {
+        0 => String::new(),
+        n => format!(", {n} more left out by the bound"),
+    };
+    format!(
+        "optimized: {active} active tasks and {} standbys (num.standby.replicas) over {} members of {processes} processes; \
+         {} extra copies handed out as standbys (at most group.streams.num.warmup.replicas={}): {} warm-ups, {} kept copies, \
+         {} spares{left_out}{}",
+        copies - extra.total(),
+        assignment.members.len(),
+        extra.total(),
+        extra.bound,
+        extra.warmups,
+        extra.kept,
+        extra.spares,
+        if waiting { "; warm-ups restoring, the next assignment may move their tasks" } else { "" },
+    )
 }
 
 fn forget_oldest(groups: &mut Groups) {

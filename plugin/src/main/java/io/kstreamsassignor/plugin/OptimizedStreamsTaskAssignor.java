@@ -27,8 +27,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Broker configs read (the coordinator hands its configs to {@link #configure}):
  * <ul>
- *   <li>{@value #NUM_WARMUP_REPLICAS_CONFIG} (default 2) and
- *       {@value #ACCEPTABLE_RECOVERY_LAG_CONFIG} (default 10000), the coordinator's own;</li>
+ *   <li>{@value #NUM_WARMUP_REPLICAS_CONFIG} (default 2, at least 0) and
+ *       {@value #ACCEPTABLE_RECOVERY_LAG_CONFIG} (default 10000), the coordinator's own. The first
+ *       bounds every copy of a stateful task the assignor hands out beyond the group's
+ *       {@code num.standby.replicas} (warm-ups, kept copies, spares: all standbys in the
+ *       {@link GroupAssignment}); 0 hands out none. The broker gives its own value (from its
+ *       properties), not a group's {@code streams.num.warmup.replicas};</li>
  *   <li>{@value #TIMEOUT_CONFIG} (default 1000): how long one call may take; past it the call
  *       fails and the group keeps its last assignment;</li>
  *   <li>{@value OptimizedTaskAssignor#NATIVE_LIBRARY_CONFIG}: the native library's path, by
@@ -42,7 +46,7 @@ import org.slf4j.LoggerFactory;
 public class OptimizedStreamsTaskAssignor implements TaskAssignor, Configurable {
     /** The name groups select with {@code streams.assignor.name}. */
     public static final String NAME = "optimized";
-    /** The coordinator's warm-up replicas per group. */
+    /** The coordinator's warm-up replicas per group: here, the most extra copies per group. */
     public static final String NUM_WARMUP_REPLICAS_CONFIG = "group.streams.num.warmup.replicas";
     /** The coordinator's acceptable recovery lag. */
     public static final String ACCEPTABLE_RECOVERY_LAG_CONFIG = "group.streams.acceptable.recovery.lag";
@@ -88,7 +92,11 @@ public class OptimizedStreamsTaskAssignor implements TaskAssignor, Configurable 
         if (configs == null) {
             return;
         }
-        final int replicas = (int) number(configs, NUM_WARMUP_REPLICAS_CONFIG, 2);
+        final long asked = number(configs, NUM_WARMUP_REPLICAS_CONFIG, 2);
+        final int replicas = asked >= 0 && asked <= Integer.MAX_VALUE ? (int) asked : 2;
+        if (replicas != asked) {
+            LOG.warn("{}={} is out of range (0 to {}); using 2", NUM_WARMUP_REPLICAS_CONFIG, asked, Integer.MAX_VALUE);
+        }
         final long lag = number(configs, ACCEPTABLE_RECOVERY_LAG_CONFIG, 10_000L);
         warmups = new StreamsCodec.Warmups(replicas, lag);
         timeoutMs = number(configs, TIMEOUT_CONFIG, 1_000L);

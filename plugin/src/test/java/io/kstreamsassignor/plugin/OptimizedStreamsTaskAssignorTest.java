@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Instant;
@@ -215,5 +216,57 @@ class OptimizedStreamsTaskAssignorTest {
         // A group with no members is refused with the engine's reason.
         final TaskAssignorException e = assertThrows(TaskAssignorException.class, () -> assignor.assign(group(0, 1, 4, 1), topology(4)));
         assertTrue(e.getMessage().contains("no process available"), e.getMessage());
+    }
+
+    /** The bound on extra copies the assignor sends when configured with {@code configs}. */
+    static int sentBound(final Map<String, ?> configs) {
+        final int[] sent = {-1};
+        final OptimizedStreamsTaskAssignor assignor = new OptimizedStreamsTaskAssignor(CLOCK, bytes -> {
+            // version, nowMs, numStandbyReplicas, then numWarmupReplicas at byte 16.
+            sent[0] = ByteBuffer.wrap(bytes).getInt(16);
+            return new byte[] {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 'o', 'k', 0, 0, 0, 0, 0, 0, 0, 0};
+        });
+        assignor.configure(configs);
+        assignor.assign(group(2, 2, 4, 1), topology(4));
+        return sent[0];
+    }
+
+    @Test
+    void theBoundOnExtraCopiesIsTheBrokersNumWarmupReplicas() {
+        final String key = OptimizedStreamsTaskAssignor.NUM_WARMUP_REPLICAS_CONFIG;
+        assertEquals("group.streams.num.warmup.replicas", key);
+        assertEquals(2, sentBound(Map.of()), "Kafka's default");
+        assertEquals(0, sentBound(Map.of(key, "0")), "0 turns them off");
+        assertEquals(5, sentBound(Map.of(key, 5)));
+        assertEquals(7, sentBound(Map.of(key, " 7 ")));
+        // Values Kafka's broker would refuse fall back to its default, with a warning.
+        assertEquals(2, sentBound(Map.of(key, "-1")));
+        assertEquals(2, sentBound(Map.of(key, "two")));
+        assertEquals(2, sentBound(Map.of(key, Long.MAX_VALUE)));
+    }
+
+    @Test
+    void theLogLineCountsTheExtraCopiesApartFromTheStandbysAskedFor() {
+        assumeTrue(Files.isRegularFile(NativeRoundTripTest.LIBRARY), "no native library at " + NativeRoundTripTest.LIBRARY);
+        NativeEngine.ensureLoaded(NativeRoundTripTest.LIBRARY.toString());
+        // 100 one-member processes over 10 subtopologies of 100 tasks (500 stateful, one standby
+        // each), a tenth of the members new; no copy counts as caught up (acceptable lag 0), so
+        // standbys that move leave fresher copies behind.
+        final GroupSpec spec = StreamsCancellationTest.group("log", 100, 1, 10, 100);
+        final int[] extras = new int[3];
+        final int[] bounds = {0, 2, 1_000};
+        for (int i = 0; i < bounds.length; i++) {
+            final StreamsCodec.Response r = StreamsCodec.readResponse(NativeEngine.assignStreams(StreamsCodec.writeRequest(CLOCK.millis(), spec,
+                StreamsCancellationTest.topology(10, 100), new StreamsCodec.Warmups(bounds[i], 0L))));
+            final int copies = r.assignment.members().values().stream()
+                .mapToInt(m -> m.standbyTasks().values().stream().mapToInt(Set::size).sum()).sum();
+            extras[i] = copies - 500;
+            System.out.printf("bound %d: %s%n", bounds[i], r.summary);
+            assertTrue(r.summary.startsWith("optimized: 1000 active tasks and 500 standbys (num.standby.replicas) over 100 members of 100 processes; "
+                + extras[i] + " extra copies handed out as standbys (at most group.streams.num.warmup.replicas=" + bounds[i] + "): "), r.summary);
+        }
+        assertEquals(0, extras[0]);
+        assertEquals(2, extras[1]);
+        assertTrue(extras[2] > 2, extras[2] + " extra copies without a bound that binds");
     }
 }
