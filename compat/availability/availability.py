@@ -369,6 +369,8 @@ def check(result):
 
 
 def main():
+    # run.sh starts this in the background, where SIGINT is ignored: it stops it with SIGTERM.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     parser = argparse.ArgumentParser()
     parser.add_argument("command", choices=["run", "report"])
     parser.add_argument("--quick", action="store_true")

@@ -150,7 +150,8 @@ def cell(values, statistics):
     values = [v for v in values if v is not None]
     if not values:
         return "–"
-    fmt = (lambda v: f"{v:.1f}") if any(isinstance(v, float) for v in values) else str
+    fmt = (lambda v: f"{v:.1f}") if any(isinstance(v, float) for v in values) else \
+        (lambda v: str(int(v)) if float(v).is_integer() else f"{v:.1f}")
     med = statistics.median(values)
     if len(values) == 1:
         return fmt(values[0])

@@ -23,7 +23,7 @@ export AVAIL_PLUGIN_JAR="${E2E_PLUGIN_JAR:-$root/plugin/target/kstreams-assignor
 py_pid=""
 cleanup() {
   local rc=$?
-  if [[ -n "$py_pid" ]] && kill -0 "$py_pid" 2>/dev/null; then kill -INT "$py_pid" 2>/dev/null || true; wait "$py_pid" || true; fi
+  if [[ -n "$py_pid" ]] && kill -0 "$py_pid" 2>/dev/null; then kill -TERM "$py_pid" 2>/dev/null || true; wait "$py_pid" || true; fi
   "$root/compat/kafka/broker.sh" stop || true
   rm -rf "$KAFKA_WORK"
   exit "$rc"
