@@ -8,8 +8,7 @@
 //!   thread, differ by at most 1 between clients);
 //! * the output does not depend on the order of the clients in the input;
 //! * the optimized assignor keeps Kafka's availability rule (an active task sits on a client that
-//!   is not caught up only when no client is caught up; where another has a smaller lag, only
-//!   as the port of Kafka's assignor would or to spread restoration, `optimized_cold_start.rs`), balances any
+//!   is not caught up only when no client is caught up and none has a smaller lag), balances any
 //!   capacities within one task per thread, and returns a converged assignment unchanged; with
 //!   `stream.imbalance.percentage`, it converges to counts within that percentage of each
 //!   client's share (or within one task per thread) and then stays.
@@ -241,10 +240,8 @@ fn lag_of(input: &AssignmentInput, process_id: &ProcessId, task: &TaskId) -> (bo
 }
 
 /// KIP-441's availability rule: an active stateful task is on a client that is not caught up
-/// only if no client is caught up on it and (`strict`: Kafka's assignor) none has a smaller lag.
-/// The optimized assignor may leave a task on a client with a larger lag when no client is
-/// caught up, to spread restoration (`tests/optimized_cold_start.rs`).
-fn check_availability(input: &AssignmentInput, out: &Assignment, strict: bool) -> Result<(), TestCaseError> {
+/// only if no client is caught up on it and none has a smaller lag.
+fn check_availability(input: &AssignmentInput, out: &Assignment) -> Result<(), TestCaseError> {
     if input.changelog_end_offset_sums.is_none() {
         return Ok(());
     }
@@ -257,7 +254,7 @@ fn check_availability(input: &AssignmentInput, out: &Assignment, strict: bool) -
             for other in &input.clients {
                 let (o_caught_up, o_lag) = lag_of(input, &other.process_id, t);
                 prop_assert!(!o_caught_up, "{} runs on {} (not caught up) while {} is caught up", t, c.process_id, other.process_id);
-                prop_assert!(!strict || o_lag >= lag, "{} runs on {} (lag {}) while {} has lag {}", t, c.process_id, lag, other.process_id, o_lag);
+                prop_assert!(o_lag >= lag, "{} runs on {} (lag {}) while {} has lag {}", t, c.process_id, lag, other.process_id, o_lag);
             }
         }
     }
@@ -312,7 +309,7 @@ proptest! {
         let mut input = build(&p, false);
         input.configs = input.configs.clone().with_max_spare_replicas(extra_spares);
         let out = check_invariants(AssignorKind::Optimized, &input)?;
-        check_availability(&input, &out, false)?;
+        check_availability(&input, &out)?;
         if effective_assignor(AssignorKind::Optimized, &input) == AssignorKind::Optimized {
             check_standbys_keep_the_freshest_copy(&input, &out)?;
             prop_assert_eq!(&out.assignor, "OptimizedTaskAssignor");
@@ -352,14 +349,14 @@ proptest! {
         let mut input = build(&p, false);
         input.configs = input.configs.clone().with_stream_imbalance_percentage(imbalance);
         let mut out = check_invariants(AssignorKind::Optimized, &input)?;
-        check_availability(&input, &out, false)?;
+        check_availability(&input, &out)?;
         let mut rounds = 0;
         while out.followup.probing_rebalance_needed {
             rounds += 1;
             prop_assert!(rounds <= 40, "no convergence in 40 rounds");
             input = after_catching_up(&input, &out);
             out = check_invariants(AssignorKind::Optimized, &input)?;
-            check_availability(&input, &out, false)?;
+            check_availability(&input, &out)?;
         }
         let total = input.stateful_tasks.len() as f64;
         let threads: f64 = input.clients.iter().map(|c| f64::from(c.capacity)).sum();

@@ -60,59 +60,14 @@ pub(super) fn lag_candidates<'a>(model: &'a Model<'_>, lags: &'a LagIndex, t: Ta
     reported.chain(other)
 }
 
-/// Where each stateful task (in `model.stateful_tasks` order) runs while its target
-/// (`target`, same order) is not caught up: the target when it is caught up; else a caught-up
-/// client (the previous owner first, then by lag); else, when no client is caught up, the client
-/// with the smallest lag if that is strictly smaller than the target's and that client would
-/// process the task sooner or is well ahead on it, else the target.
-///
-/// "Sooner" compares restoring backlogs: a client restores the tasks it holds without being
-/// caught up on them in parallel over its threads, so it processes the last of them after about
-/// (sum of their lags) / threads at equal restore rates. The backlogs start as if every such
-/// task restored on its target; a task then stays on the smaller-lag client only if that
-/// client's backlog with it, per thread, is smaller than the target's (with it), or its head
-/// start is a tenth of the task or more (its lag at most 90 % of the target's): spreading then
-/// never restores more than a tenth of a task again. A member that restored a little of every
-/// task before the others joined (the one that took them all on a cold start) so keeps its
-/// share, and the rest restore in parallel elsewhere; a client well ahead on a task keeps it.
-///
-/// Complexity: O(T·R) for T stateful tasks and R reporters per task.
-pub(super) fn active_holders(model: &Model<'_>, lags: &LagIndex, owners: &[Option<Client>], target: &[Client], caps: &[u64]) -> Vec<Client> {
-    // A lag as restoring work: unknown counts as more than any known lag.
-    let work = |c: Client, t: Task| -> i128 { i128::from(effective_lag(model, c, t).max(0)) };
-    let mut holders = Vec::with_capacity(target.len());
-    let mut backlog = vec![0i128; model.num_clients()];
-    let mut closer: Vec<(usize, Client)> = Vec::new();
-    for (k, (&t, &d)) in model.stateful_tasks.iter().zip(target).enumerate() {
-        crate::interrupt::tick();
-        if lags.is_caught_up(d, t) {
-            holders.push(d);
-        } else if let Some(c) = best_caught_up(model, lags, t, Some(d), owners) {
-            holders.push(c);
-        } else {
-            holders.push(d);
-            backlog[d] += work(d, t);
-            let own = effective_lag(model, d, t);
-            if let Some((_, c)) = lag_candidates(model, lags, t, Some(d)).min().filter(|&(l, _)| l < own) {
-                closer.push((k, c));
-            }
-        }
-    }
-    for (k, c) in closer {
-        let (t, d) = (model.stateful_tasks[k], target[k]);
-        let (here, there) = (work(c, t), work(d, t));
-        // The target restores the task when `c`'s head start is under a tenth of it (spreading
-        // then restores at most that much more) and `c` would process it later:
-        // (backlog[c] + here) / caps[c] ≥ backlog[d] / caps[d], without dividing.
-        let small_head_start = here * 10 >= there * 9;
-        let later = (backlog[c] + here) * i128::from(caps[d]) >= backlog[d] * i128::from(caps[c]);
-        if !(small_head_start && later) {
-            holders[k] = c;
-            backlog[c] += here;
-            backlog[d] -= there;
-        }
-    }
-    holders
+/// Where `t` runs while its target `d` is not caught up: a caught-up client (the previous
+/// owner first, then by lag), else the client with the smallest lag if strictly smaller than
+/// `d`'s.
+pub(super) fn better_holder(model: &Model<'_>, lags: &LagIndex, t: Task, d: Client, owners: &[Option<Client>]) -> Option<Client> {
+    best_caught_up(model, lags, t, Some(d), owners).or_else(|| {
+        let own = effective_lag(model, d, t);
+        lag_candidates(model, lags, t, Some(d)).min().filter(|&(l, _)| l < own).map(|(_, c)| c)
+    })
 }
 
 /// Whether client `c` is caught up on `t` (`-2`, or a lag within `acceptable.recovery.lag`).

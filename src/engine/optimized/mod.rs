@@ -28,7 +28,7 @@ mod standbys;
 mod stateless;
 mod target;
 
-use self::holders::{active_holders, best_caught_up, previous_owners};
+use self::holders::{best_caught_up, better_holder, previous_owners};
 use self::quotas::{imbalance, quota_window, sticky_quotas};
 use self::restore_rates::RestoreRates;
 use self::spares::{keep_fresher_copies, place_spares};
@@ -83,14 +83,9 @@ pub const MIN_PROBE_MS: i64 = 1_000;
 ///    warm-up (which tasks move, not how many): a new member gets a mix of sub-topologies, not
 ///    only the one that restores fastest;
 /// 3. **availability**: a task whose target client is not caught up stays on a caught-up client
-///    (its current owner first); the target gets a warm-up. When no client is caught up, it
-///    stays on the client with the smallest lag only if that is strictly smaller than the
-///    target's and that client would process it sooner (its restoring backlog per thread with
-///    the task is smaller than the target's with it) or is well ahead (its lag at most 90 % of
-///    the target's). Otherwise the target restores it, so
-///    that restoration is spread (a cold start, where one member took every task before the
-///    others joined, restores in parallel instead of on that one member). Warm-ups go first to
-///    the moves predicted to finish soonest, at most `max.warmup.replicas`;
+///    (its current owner first) or, when none is, on the client with the smallest lag if that is
+///    strictly smaller than the target's; the target gets a warm-up. Warm-ups go first to the
+///    moves predicted to finish soonest, at most `max.warmup.replicas`;
 /// 4. **standbys**: per-client quotas dealt as for actives on top of the target's actives, and a
 ///    min-cost flow that keeps the copies that exist (caught-up ones first), then prefers the
 ///    target of a pending move, and exceeds a quota only where the quotas cannot be met. With
@@ -223,8 +218,9 @@ impl TaskAssignor for OptimizedTaskAssignor {
         crate::interrupt::checkpoint();
         // 3. Actives: on the target when it is caught up, else where availability is kept.
         let mut pending: Vec<(Task, Client)> = Vec::new();
-        let holders = active_holders(&model, &lags, &owners, &target, &caps);
-        for ((&t, &d), holder) in stateful.iter().zip(&target).zip(holders) {
+        for (k, &t) in stateful.iter().enumerate() {
+            let d = target[k];
+            let holder = if lags.is_caught_up(d, t) { d } else { better_holder(&model, &lags, t, d, &owners).unwrap_or(d) };
             if holder != d {
                 pending.push((t, d));
             }
